@@ -50,6 +50,11 @@ REQUIRED = _Required()
 def missing_required(op: str, **params) -> TypeError:
     """missing_positional for `op` whose required parameters are `params` (in order, each
     REQUIRED where the call left it out): the first one left out and every one after it."""
+    from minitorch._ops._parser_errors import given_type_error  # (an error path: ops load later)
+
+    error = given_type_error(op, params)  # NOTE [ Types before a missing argument ]
+    if error is not None:
+        return error
     names = list(params)
     first = next(i for i, v in enumerate(params.values()) if v is REQUIRED)
     return missing_positional(op, *names[first:])

@@ -200,11 +200,25 @@ def _shape_seq(seq, op: str, pos) -> tuple:
 
 
 def _size_kwarg(kwargs: dict, op: str):
-    """The size= keyword of a factory taking *size (the only extra keyword allowed)."""
-    size = kwargs.pop("size", None)
-    if kwargs:
-        raise unexpected_keyword(op, next(iter(kwargs)))
-    return size
+    """The size= keyword of a factory taking *size (the only extra keyword allowed); kwargs is
+    left as it is (rand's error path reads it)."""
+    for name in kwargs:
+        if name != "size":
+            raise unexpected_keyword(op, name)
+    return kwargs.get("size")
+
+
+def check_layout(layout, op: str, dtype=None) -> None:
+    """A factory's layout= that was given (not None): torch.strided, the one layout minitorch
+    has, passes; anything else is torch's TypeError naming the argument, or a `dtype` of no
+    dtype type before it (a factory of several overloads turns either into their listing: NOTE
+    [ Factory option errors ])."""
+    from minitorch._ops.tensor_misc import layout as layout_type
+
+    if layout.__class__ is not layout_type:
+        if dtype is not None:  # (torch's parser reads dtype before layout)
+            _dtype_arg(dtype, None, op)
+        raise TypeError(f"{op}(): argument 'layout' must be torch.layout, not {_typename(layout)}")
 
 
 def _require_grad(t: Tensor, requires_grad) -> Tensor:
@@ -822,14 +836,17 @@ def _array_like(data) -> bool:
 
 
 def scalar_tensor(
-    s=REQUIRED, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
-) -> Tensor:
+    s=REQUIRED, *extra, dtype=None, layout=None, device=None, requires_grad=False,
+    pin_memory=False
+) -> Tensor:  # fmt: skip
     """A 0-d tensor of the default float dtype (unless dtype=). Mirrors torch.scalar_tensor."""
-    if s is REQUIRED:
-        raise missing_positional("scalar_tensor", "s")
+    if s is REQUIRED or extra:
+        raise arity_error("scalar_tensor", extra, 1, s=s)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     dt = _dtype_arg(dtype, _dtype.default_float(), "scalar_tensor")
+    if layout is not None:
+        check_layout(layout, "scalar_tensor", dtype)
     if isinstance(s, Tensor):
         s = s.item()
     elif not isinstance(s, (int, float, np.generic)) or isinstance(s, (str, bytes, np.flexible)):
@@ -851,7 +868,11 @@ def scalar_tensor(
 
 def as_tensor(data=REQUIRED, dtype=None, device=None) -> Tensor:
     """Like tensor(), but shares memory with a tensor or a NumPy array when dtype and device
-    already match. Mirrors torch.as_tensor."""
+    already match. Mirrors torch.as_tensor.
+
+    Differences from torch: dtype and device may come by position (torch 2.13 takes them by
+    keyword only); refusing them would cost every call (a function of plain parameters is
+    the one CPython specializes)."""
     if data is REQUIRED:
         raise missing_positional("as_tensor", "data")
     dt = None if dtype is None else _dtype_arg(dtype, None, "as_tensor")
@@ -881,12 +902,12 @@ _LABEL = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16"
           "bool": "Bool"}  # fmt: skip
 
 
-def asarray(obj=REQUIRED, *, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor:
+def asarray(obj=REQUIRED, *extra, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor:
     """Mirrors torch.asarray: shares memory with a tensor or a NumPy array when dtype and device
     allow; copy=True always copies, copy=False refuses to; a buffer-protocol object's bytes are
     read as dtype (frombuffer). See NOTE [ asarray of a tensor ]."""
-    if obj is REQUIRED:
-        raise missing_positional("asarray", "obj")
+    if obj is REQUIRED or extra:
+        raise arity_error("asarray", extra, 1, obj=obj)
     if requires_grad is not None and requires_grad.__class__ is not bool:
         bool_flag(requires_grad, "requires_grad")
     if dtype is not None:
@@ -1185,6 +1206,8 @@ def zeros(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
+    if layout is not None:
+        check_layout(layout, "zeros", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     if out is not None:
@@ -1215,6 +1238,8 @@ def ones(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.ones."""
+    if layout is not None:
+        check_layout(layout, "ones", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     if out is not None:
@@ -1250,6 +1275,8 @@ def empty(
     non-deterministic, e.g. NaNs that propagate); in deterministic mode it holds torch's fill
     (see _uninitialized).
     """
+    if layout is not None:
+        check_layout(layout, "empty", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     if out is not None:
@@ -1282,6 +1309,8 @@ def empty_permuted(
     """An empty tensor of shape `size` whose dims lie in memory in the order physical_layout
     (outermost first): empty_permuted((2, 3, 5, 7), (0, 2, 3, 1)) has strides (105, 1, 21, 3).
     Mirrors torch.empty_permuted; filled as empty() is."""
+    if layout is not None:
+        check_layout(layout, "empty_permuted", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     shape = _dims_arg(size, "empty_permuted", "size", 1)
@@ -1463,6 +1492,8 @@ def full(
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
     if extra or size is REQUIRED or fill_value is REQUIRED:
         raise arity_error("full", extra, 2, size=size, fill_value=fill_value)
+    if layout is not None:
+        check_layout(layout, "full", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     if out is not None:
@@ -1602,6 +1633,8 @@ def zeros_like(
         r = like_subclass(zeros_like, locals())
         if r is not None:
             return r
+    if layout is not None:
+        check_layout(layout, "zeros_like", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format, extra)
@@ -1623,6 +1656,8 @@ def ones_like(
         r = like_subclass(ones_like, locals())
         if r is not None:
             return r
+    if layout is not None:
+        check_layout(layout, "ones_like", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format, extra)
@@ -1644,6 +1679,8 @@ def empty_like(
         r = like_subclass(empty_like, locals())
         if r is not None:
             return r
+    if layout is not None:
+        check_layout(layout, "empty_like", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format, extra)
@@ -1669,6 +1706,8 @@ def full_like(
         r = like_subclass(full_like, locals())
         if r is not None:
             return r
+    if layout is not None:
+        check_layout(layout, "full_like", dtype)
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "full_like", memory_format)
@@ -1690,40 +1729,57 @@ def eye(
     **unknown,
 ) -> Tensor:
     """The n x m identity matrix. Mirrors torch.eye."""
-    n_ = _as_int(n)
-    m_ = n_ if m is None else _as_int(m)
-    if n_ is None or m_ is None or extra or unknown:
-        keywords = {"out": out, "dtype": dtype, "layout": layout, "device": device,
-                    "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
-        if extra or unknown or n is REQUIRED:  # (eye(), eye(2, 3, 4), eye(2, foo=1))
-            raise _eye_type_error((n, m, *extra), keywords, unknown)
-        if m is None and not any(v is not None and v is not False for v in keywords.values()):
-            at = _at(1, "n", "eye")
-            raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
-        # with a second argument or a keyword, torch's parser lists both overloads
-        raise _eye_type_error((n,) if m is None else (n, m), keywords)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
-    if out is not None:
-        return _into_out(
-            out,
-            dtype,
-            "eye",
-            lambda dt, dev: eye(n, m, dtype=dt, device=dev),
-            requires_grad=requires_grad,
-            overlap_write=_write_eye,
-        )
-    if n_ < 0:
-        raise RuntimeError(f"n must be greater or equal to 0, got {n_}")
-    if m_ < 0:
-        raise RuntimeError(f"m must be greater or equal to 0, got {m_}")
-    dt = _dtype_arg(dtype, _dtype.default_float(), "eye")
-    npdt = _dtype.numpy_dtype(dt)
-    dev = _device(device)
-    arr = _build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev)
-    if not arr.size:  # See _contiguous_empty
-        arr = _contiguous_empty(arr, dev)
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+    try:
+        n_ = _as_int(n)
+        m_ = n_ if m is None else _as_int(m)
+        if n_ is None or m_ is None or extra or unknown:
+            keywords = {"out": out, "dtype": dtype, "layout": layout, "device": device,
+                        "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
+            if extra or unknown or n is REQUIRED:  # (eye(), eye(2, 3, 4), eye(2, foo=1))
+                raise _eye_type_error((n, m, *extra), keywords, unknown)
+            if m is None and not any(v is not None and v is not False for v in keywords.values()):
+                at = _at(1, "n", "eye")
+                raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
+            # with a second argument or a keyword, torch's parser lists both overloads
+            raise _eye_type_error((n,) if m is None else (n, m), keywords)
+        if layout is not None:
+            check_layout(layout, "eye")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if out is not None:
+            return _into_out(
+                out,
+                dtype,
+                "eye",
+                lambda dt, dev: eye(n, m, dtype=dt, device=dev),
+                requires_grad=requires_grad,
+                overlap_write=_write_eye,
+            )
+        if n_ < 0:
+            raise RuntimeError(f"n must be greater or equal to 0, got {n_}")
+        if m_ < 0:
+            raise RuntimeError(f"m must be greater or equal to 0, got {m_}")
+        dt = _dtype_arg(dtype, _dtype.default_float(), "eye")
+        npdt = _dtype.numpy_dtype(dt)
+        dev = _device(device)
+        arr = _build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev)
+        if not arr.size:  # See _contiguous_empty
+            arr = _contiguous_empty(arr, dev)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    except TypeError as e:
+        from minitorch._ops._parser_errors import option_error, with_extra
+
+        named = with_extra([("n", n)] if m is None else [("n", n), ("m", m)], extra)
+        options = {"out": out, "dtype": dtype, "layout": layout, "device": device,
+                   "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
+        raise option_error("eye", _EYE_FORMS, named, options, unknown, e) from None
+
+
+_EYE_OPTIONS = (
+    "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False"
+)
+_EYE_FORMS = (f"int n, {_EYE_OPTIONS}", f"int n, int m, {_EYE_OPTIONS}")
 
 
 def _eye_type_error(args: tuple, keywords: dict, unknown=None) -> TypeError:
@@ -1733,11 +1789,7 @@ def _eye_type_error(args: tuple, keywords: dict, unknown=None) -> TypeError:
     other than the default, then `unknown` ones eye has not."""
     from minitorch._ops._parser_errors import overload_error, with_extra
 
-    rest = (
-        "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
-        "torch.device device = None, bool pin_memory = False, bool requires_grad = False"
-    )
-    forms = (f"int n, {rest}", f"int n, int m, {rest}")
+    forms = _EYE_FORMS
     named = with_extra(list(zip(("n", "m"), args[:2], strict=False)), args[2:])
     if len(args) == 2 and args[1] is None:  # (m=None: not given)
         named.pop()
@@ -1750,6 +1802,15 @@ def _eye_type_error(args: tuple, keywords: dict, unknown=None) -> TypeError:
 # The legacy constructors: torch.Tensor(...), torch.FloatTensor(...), Tensor.new(...)
 
 
+_NEW_FORMS = (
+    "*, torch.device device = None",
+    "torch.Storage storage",
+    "Tensor other",
+    "tuple of ints size, *, torch.device device = None",
+    "object data, *, torch.device device = None",
+)
+
+
 def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict):
     """torch.Tensor(2, 3) (uninitialised: zero-filled here), Tensor(Size), Tensor(data) (a copy
     in dtype `dt`), Tensor(tensor) (an alias of its data), Tensor() (empty). torch's errors
@@ -1759,15 +1820,9 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict):
     if kwargs and not args:
         args, kwargs = _legacy_keywords(kwargs)
     if kwargs:
-        got = ", ".join(
-            [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in kwargs.items()]
-        )
-        raise TypeError(
-            f"{name}() received an invalid combination of arguments - got ({got}), but expected "
-            "one of:\n * (*, torch.device device = None)\n * (Tensor other)\n"
-            " * (tuple of ints size, *, torch.device device = None)\n"
-            " * (object data, *, torch.device device = None)\n"
-        )
+        from minitorch._ops._parser_errors import invalid_arguments
+
+        raise invalid_arguments(name, _NEW_FORMS, args, dict(reversed(kwargs.items())))
     dev = tensor_device(device_type if device is None else device)
     any_dtype = dt is None  # torch.Tensor(other) keeps other's dtype; the typed ones check it
     if any_dtype:

@@ -21,6 +21,7 @@ from minitorch._factories import (
     _put,
     _require_grad,
     _typename,
+    check_layout,
 )
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _at
@@ -54,6 +55,14 @@ def _split(x):
     return hi, x - hi
 
 
+# NOTE [ The FMA's signed zero ]
+# The FMA of a product of -0. and a c of -0. is -0. (an exact sum of two -0.), which torch's
+# arange(-0., end, negative step) and linspace(-0., negative end) give as their first value. The
+# emulation's two_sum of them gives hi = -0. and lo = +0., and hi + (lo + p_err) would turn the
+# -0. into +0.: where the low part v is zero the result is hi itself (exact: the low parts sum
+# to 0), which is also right for every other zero.
+
+
 def _fma(a, b, c):
     """a * b + c rounded once (float64 arrays), as the FMA instruction computes it.
 
@@ -72,7 +81,7 @@ def _fma(a, b, c):
     if np.any(inexact_even):
         v = np.where(inexact_even, np.nextafter(v, np.where(v_err > 0, np.inf, -np.inf)), v)
     with np.errstate(invalid="ignore"):
-        return hi + v
+        return np.where(v == 0, hi, hi + v)  # See NOTE [ The FMA's signed zero ]
 
 
 def _fma32(a, b, c):
@@ -98,8 +107,63 @@ def _arange_cpu(start, step, n: int, dt) -> np.ndarray:
         if step == 0:  # a float step that truncates to 0 (int32 and smaller): n copies of start
             return np.full(n, start, dtype=np.int64).astype(npdt)
         return np.arange(start, start + n * step, step, dtype=np.int64).astype(npdt, copy=False)
+    if (dt is _dtype.float32 or dt is _dtype.float64) and _tame(start, step, n, dt):
+        return _arange_cpu_tame(start, step, n, dt)  # (no inf, no nan: no errstate to enter)
     with np.errstate(invalid="ignore"):  # an infinite step's inf - inf: nan, as torch, silently
         return _arange_cpu_float(start, step, n, dt, npdt)
+
+
+def _tame(start: float, step: float, n: int, dt) -> bool:
+    """Whether _arange_cpu_tame computes arange's values: at most 2**25 elements, and every
+    value and partial result finite: |start| + n |step| below 2**900 (2**126 for float32, whose
+    block bases are rounded to it)."""
+    bound = 2.0**126 if dt is _dtype.float32 else 2.0**900
+    return n <= 2**25 and abs(step) < bound and abs(start) + abs(step) * n < bound
+
+
+def _fma_by_int(a: float, k, c):
+    """_fma(a, k, c), bit for bit, for a float a, float64 integers 0 <= k <= 2**25 and c (a float
+    or float64 array), |a| and |c| + |a k| < 2**900: k's Veltkamp split is (k, +0) exactly, so
+    two of Dekker's four partial products are zeros that change no bit (the partial sums are
+    never -0.0) and drop out, a's split is done once on the Python float, and nothing overflows
+    (no errstate needed). About half _fma's cost, which dominates a small arange's."""
+    t = 134217729.0 * a
+    ah = t - (t - a)
+    al = a - ah
+    p = k * a
+    p_err = (k * ah - p) + k * al
+    hi = c + p  # _two_sum(c, p), inlined
+    bb = hi - c
+    lo = (c - (hi - bb)) + (p - bb)
+    v = lo + p_err  # _two_sum(lo, p_err)
+    bb = v - lo
+    v_err = (lo - (v - bb)) + (p_err - bb)
+    if v_err.any():  # (seldom: lo + p_err is mostly exact)
+        inexact_even = (v_err != 0) & ((v.view(np.int64) & 1) == 0)
+        v = np.where(inexact_even, np.nextafter(v, np.where(v_err > 0, np.inf, -np.inf)), v)
+    if a < 0:  # a product of -0. (k = 0) can meet a c of -0. (NOTE [ The FMA's signed zero ])
+        return np.where(v == 0, hi, hi + v)
+    return hi + v
+
+
+def _arange_cpu_tame(start: float, step: float, n: int, dt) -> np.ndarray:
+    """_arange_cpu_float's float32 and float64 values for a _tame range, with fewer passes: the
+    vector blocks' starts and the scalar tail in one multiply-add, then the blocks' offsets."""
+    V = 32 // dt.itemsize
+    n_vec = (n // (2 * V)) * 2 * V
+    exact = abs(step.as_integer_ratio()[0]).bit_length() + (n - 1).bit_length() <= 53
+    fma = _mul_add if exact else _fma_by_int  # (see _arange_cpu_float)
+    k = np.arange(n, dtype=np.float64)
+    j = k[:n_vec] % V
+    k[:n_vec] -= j  # each vector block's first index; the tail's own
+    # from a start of 0 the FMA rounds the product once and adds the zero: the plain multiply-add
+    out = (_mul_add if start == 0 else fma)(step, k, start)
+    if n_vec:
+        base = out[:n_vec]
+        if dt is _dtype.float32:
+            base = base.astype(np.float32).astype(np.float64)
+        out[:n_vec] = fma(step, j, base)
+    return out.astype(np.float32) if dt is _dtype.float32 else out
 
 
 def _mul_add(a, b, c):
@@ -407,6 +471,8 @@ def range(
     if out is not None and not isinstance(out, Tensor):
         raise TypeError(f"range(): argument 'out' must be Tensor, not {_typename(out)}")
     dt = _dtype_arg(dtype, _dtype.default_float(), "range")
+    if layout is not None:
+        check_layout(layout, "range", dtype)
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior "
         "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
@@ -629,6 +695,8 @@ def linspace(
         start, end = _endpoints(start, end, "linspace")
         steps = _steps_arg(steps, "linspace")
         dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")  # (dtype="float": the parser)
+        if layout is not None:
+            check_layout(layout, "linspace")
     except TypeError:
         keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
         keywords["requires_grad"] = requires_grad
@@ -741,6 +809,8 @@ def logspace(
         steps = _steps_arg(steps, "logspace")
         base = _num(base, "logspace", "base")
         dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")  # (dtype="float": the parser)
+        if layout is not None:
+            check_layout(layout, "logspace")
     except TypeError:
         args = given if base == 10.0 or steps is _NO_STEPS else (*given, base)
         keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)

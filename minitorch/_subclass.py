@@ -25,7 +25,12 @@ from __future__ import annotations
 
 import threading
 
-from minitorch._arg_errors import too_many_positional, unexpected_keyword
+from minitorch._arg_errors import (
+    REQUIRED,
+    missing_positional,
+    too_many_positional,
+    unexpected_keyword,
+)
 from minitorch._tensor import Tensor
 
 _local = threading.local()
@@ -132,6 +137,12 @@ _NOT_TENSOR_CLASS = (
 
 def _check_class(cls) -> None:
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        if cls is REQUIRED:  # (x.as_subclass())
+            raise missing_positional("as_subclass", "cls")
+        if not isinstance(cls, type):
+            from minitorch._ops._common import type_name  # (an error path)
+
+            raise TypeError(f"cls must be a type (got {type_name(cls)})")
         raise TypeError(_NOT_TENSOR_CLASS)
 
 
@@ -234,6 +245,8 @@ def overloaded_types(args, kwargs=None) -> list:
 
 def _func_name(func) -> str:
     module = getattr(func, "__module__", None) or ""
+    if module == "minitorch._tensor":  # a Tensor method (NOTE [ Names of Tensor methods ])
+        return f"minitorch.Tensor.{func.__name__}"
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
     return f"{module}.{name}" if module and module != "builtins" else name
 

@@ -19,7 +19,13 @@ from minitorch._arg_errors import (
     unexpected_keyword,
 )
 from minitorch._backend import Device, backend_of
-from minitorch._tensor_methods import TensorMethods, _at, _index, _type_name
+from minitorch._tensor_methods import (
+    TensorMethods,
+    _at,
+    _index,
+    _name_as_tensor_methods,
+    _type_name,
+)
 
 __all__ = ["Tensor", "Size"]
 
@@ -191,7 +197,7 @@ class Tensor(TensorMethods):
 
         return default_torch_function(cls, func, types, args, kwargs)
 
-    def as_subclass(self, cls):
+    def as_subclass(self, cls=REQUIRED):
         """This tensor as an instance of cls: same memory, on this tensor's graph.
         Mirrors torch.Tensor.as_subclass."""
         from minitorch._subclass import as_subclass
@@ -938,6 +944,8 @@ class Tensor(TensorMethods):
 
         if extra or data is REQUIRED:  # torch's wording (its count leaves out self)
             raise arity_error("new_tensor", extra, 1, data=data)
+        if layout is not None:  # (torch's new_tensor has no layout)
+            raise unexpected_keyword("new_tensor", "layout")
 
         if isinstance(data, Tensor):
             warnings.warn(
@@ -965,7 +973,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_zeros."""
-        return self._new("zeros", size, dtype, device, requires_grad, kwargs, pin_memory)
+        return self._new("zeros", size, dtype, device, requires_grad, kwargs, pin_memory, layout)
 
     def new_ones(
         self,
@@ -978,7 +986,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_ones."""
-        return self._new("ones", size, dtype, device, requires_grad, kwargs, pin_memory)
+        return self._new("ones", size, dtype, device, requires_grad, kwargs, pin_memory, layout)
 
     def new_empty(
         self,
@@ -991,7 +999,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_empty (zero-filled, as minitorch.empty)."""
-        return self._new("empty", size, dtype, device, requires_grad, kwargs, pin_memory)
+        return self._new("empty", size, dtype, device, requires_grad, kwargs, pin_memory, layout)
 
     def new_full(
         self,
@@ -1009,6 +1017,8 @@ class Tensor(TensorMethods):
 
         if extra or size is REQUIRED or fill_value is REQUIRED:  # (a count without self)
             raise arity_error("new_full", extra, 2, size=size, fill_value=fill_value)
+        if layout is not None:
+            _factories.check_layout(layout, "new_full", dtype)
         # checked here so that torch's errors name new_full, not full
         size = _factories._shape_seq(size, "new_full", 1)
         fill_value = _factories._fill_number(fill_value, "new_full")
@@ -1021,10 +1031,14 @@ class Tensor(TensorMethods):
             pin_memory=pin_memory,
         )
 
-    def _new(self, kind, size, dtype, device, requires_grad, kwargs=None, pin_memory=False):
+    def _new(
+        self, kind, size, dtype, device, requires_grad, kwargs=None, pin_memory=False, layout=None
+    ):
         from minitorch import _factories
 
         op = f"new_{kind}"
+        if layout is not None:
+            _factories.check_layout(layout, op, dtype)
         if kwargs:  # new_zeros(size=(2, 3))
             keyed = kwargs.pop("size", None)
             if kwargs:
@@ -1062,6 +1076,17 @@ class Tensor(TensorMethods):
         t._vc = fresh_version()
         t._base = None
         t._grad = None
+
+
+_name_as_tensor_methods(Tensor)  # NOTE [ Names of Tensor methods ] (in _tensor_methods.py)
+
+
+def __getattr__(name: str):
+    """A Tensor method by its bare name (NOTE [ Names of Tensor methods ]), as pickle finds it."""
+    fn = getattr(Tensor, name, None)
+    if getattr(fn, "__qualname__", None) == name and fn.__module__ == __name__:
+        return fn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Swapped for grad_mode._new_inference while a thread is in inference mode (NOTE [ Inference

@@ -74,6 +74,8 @@ def _index(x, op: str | None, name: str, pos: int | None = None) -> int:
     leaves the op out)."""
     if _is_index(x):
         return operator.index(x)
+    if x is REQUIRED and op:  # (a method's parameter defaulting to REQUIRED: x.cumsum_())
+        raise missing_positional(op, name)
     where = f"{op}(): argument" if op else "argument"
     at = _at(pos, name, op)
     raise TypeError(f"{where} '{name}'{at} must be int, not {_type_name(x)}")
@@ -296,6 +298,12 @@ def _keyword_sized(fn, self, args, kwargs, op: str, name: str):
 
 def _keyword_size(args, kwargs, name: str, op: str):
     """x.reshape(shape=(2, 3)): the keyword form of a varargs size (torch's name for it)."""
+    if op == "view" and (args or len(kwargs) > 1 or name not in kwargs):
+        # view has two overloads (a dtype, a size): a call of sizes and keywords, or of other
+        # keywords, fits neither (x.view(2, 3, size=6))
+        forms = ("torch.dtype dtype", "tuple of ints size")
+        kwargs = dict(reversed(kwargs.items()))
+        raise _ops._parser_errors.invalid_arguments("view", forms, args, kwargs)
     given = name in kwargs
     value = kwargs.pop(name, None)
     if given and not args and not isinstance(value, (tuple, list)):
@@ -342,12 +350,18 @@ def _takes_no_arguments(name: str, args) -> None:
     raise too_many_positional(name, len(args), 0)
 
 
-def _cast_in_format(t, target, memory_format, op: str, **kwargs):
+def _cast_in_format(t, target, memory_format, op: str, most=None, **kwargs):
     """t.half(memory_format=...), t.cpu(memory_format=...) and the other shorthand conversions
     given a memory format: t.to(target, memory_format=...), as torch's (a channels_last result
-    when asked, row-major for contiguous_format); the TypeError for a bad format names `op`."""
+    when asked, row-major for contiguous_format); the TypeError for a bad format names `op`.
+    `most`: the positional arguments `op` takes (torch's memory_format is keyword-only: x.cpu(
+    fmt) is "cpu() takes 0 positional arguments but 1 was given"), where it takes it by position."""
     from minitorch import _memory_format
+    from minitorch._call_site import call_arguments
 
+    called = None if most is None else call_arguments(op)
+    if called is not None and called[0] > most:
+        raise too_many_positional(op, called[0], most, 0)
     _memory_format.check(memory_format, op)
     return _ops.to(t, target, memory_format=memory_format, **kwargs)
 
@@ -385,7 +399,12 @@ def _scalar_first(op: str, number, rest, n_tensors: int = 1, keyword=1, method: 
                 f"{op}() received an invalid combination of arguments - got unrecognized "
                 f"keyword arguments: {name}"
             )
-        raise TypeError(f"{op}() received an invalid combination of arguments")
+        form = (
+            "Tensor other, *, Number alpha = 1"
+            if n_tensors == 1
+            else "Tensor tensor1, Tensor tensor2, *, Number value = 1"
+        )
+        raise _ops._parser_errors.one_form_error(op, form, (number, *rest))
     if not _is_scalar_operand(number) or not all(
         isinstance(t, Tensor)
         or (n_tensors == 1 and isinstance(t, numbers.Number))
@@ -924,7 +943,7 @@ class TensorMethods:
             return _ops.index_fill(self, dim, index, value, *extra)
         return _ops.index_fill(self, dim, index, value)
 
-    def index_fill_(self, dim, index, value):
+    def index_fill_(self, dim=REQUIRED, index=REQUIRED, value=REQUIRED):
         return _ops.index_fill_(self, dim, index, value)
 
     def masked_fill(self, mask=REQUIRED, value=REQUIRED, *extra):
@@ -1030,12 +1049,12 @@ class TensorMethods:
 
     # --- pointwise ---
 
-    def add(self, other, *args, alpha=1):
+    def add(self, other=REQUIRED, *args, alpha=1):
         if args:  # the deprecated add(Number alpha, Tensor other)
             other, alpha = _scalar_first("add", other, args, 1, alpha)
         return _ops.add(self, other, alpha=alpha)
 
-    def add_(self, other, *args, alpha=1):
+    def add_(self, other=REQUIRED, *args, alpha=1):
         if args:
             other, alpha = _scalar_first("add_", other, args, 1, alpha)
         return _ops.add_(self, other, alpha=alpha)
@@ -1062,10 +1081,10 @@ class TensorMethods:
     multiply = mul
     multiply_ = mul_
 
-    def div(self, other, *, rounding_mode=None):
+    def div(self, other=REQUIRED, *, rounding_mode=None):
         return _ops.div(self, other, rounding_mode=rounding_mode)
 
-    def div_(self, other, *, rounding_mode=None):
+    def div_(self, other=REQUIRED, *, rounding_mode=None):
         return _ops.div_(self, other, rounding_mode=rounding_mode)
 
     divide = div
@@ -1196,29 +1215,39 @@ class TensorMethods:
             return _ops.where(condition, self, other, *extra)
         return _ops.where(condition, self, other)
 
-    def eq(self, other):
+    def eq(self, other=REQUIRED):
         return _ops.eq(self, other)
 
     def ne(self, other):
         return _ops.ne(self, other)
 
-    def lt(self, other):
+    def lt(self, other=REQUIRED):
         return _ops.lt(self, other)
 
-    def le(self, other):
+    def le(self, other=REQUIRED):
         return _ops.le(self, other)
 
-    def gt(self, other):
+    def gt(self, other=REQUIRED):
         return _ops.gt(self, other)
 
-    def ge(self, other):
+    def ge(self, other=REQUIRED):
         return _ops.ge(self, other)
 
     not_equal = ne
-    less = lt
-    less_equal = le
-    greater = gt
-    greater_equal = ge
+
+    # aliases with frames of their own, so that their argument errors name them, as torch's
+    # (x.less("a"): NOTE [ Argument positions of methods ] in minitorch/_ops/_common.py)
+    def less(self, other=REQUIRED):
+        return _ops.lt(self, other)
+
+    def less_equal(self, other=REQUIRED):
+        return _ops.le(self, other)
+
+    def greater(self, other=REQUIRED):
+        return _ops.gt(self, other)
+
+    def greater_equal(self, other=REQUIRED):
+        return _ops.ge(self, other)
 
     # --- pointwise catalogue (minitorch/_ops/pointwise_more.py, pointwise_binary.py, special.py,
     # activation.py, logical.py) ---
@@ -1464,13 +1493,13 @@ class TensorMethods:
             raise too_many_positional("atan2", 1 + len(extra), 1)
         return _ops.atan2(self, other)
 
-    def atan2_(self, other):
+    def atan2_(self, other=REQUIRED):
         return _ops.atan2_(self, other)
 
-    def arctan2(self, other):
+    def arctan2(self, other=REQUIRED):
         return _ops.arctan2(self, other)
 
-    def arctan2_(self, other):
+    def arctan2_(self, other=REQUIRED):
         return _ops.arctan2_(self, other)
 
     def fmod(self, other=REQUIRED, *extra):
@@ -1478,13 +1507,13 @@ class TensorMethods:
             return _ops.fmod(self, other, *extra)
         return _ops.fmod(self, other)
 
-    def fmod_(self, other):
+    def fmod_(self, other=REQUIRED):
         return _ops.fmod_(self, other)
 
-    def hypot(self, other):
+    def hypot(self, other=REQUIRED):
         return _ops.hypot(self, other)
 
-    def hypot_(self, other):
+    def hypot_(self, other=REQUIRED):
         return _ops.hypot_(self, other)
 
     def xlogy(self, other):
@@ -1493,22 +1522,22 @@ class TensorMethods:
     def xlogy_(self, other):
         return _ops.xlogy_(self, other)
 
-    def logical_and(self, other):
+    def logical_and(self, other=REQUIRED):
         return _ops.logical_and(self, other)
 
-    def logical_and_(self, other):
+    def logical_and_(self, other=REQUIRED):
         return _ops.logical_and_(self, other)
 
-    def logical_or(self, other):
+    def logical_or(self, other=REQUIRED):
         return _ops.logical_or(self, other)
 
-    def logical_or_(self, other):
+    def logical_or_(self, other=REQUIRED):
         return _ops.logical_or_(self, other)
 
-    def logical_xor(self, other):
+    def logical_xor(self, other=REQUIRED):
         return _ops.logical_xor(self, other)
 
-    def logical_xor_(self, other):
+    def logical_xor_(self, other=REQUIRED):
         return _ops.logical_xor_(self, other)
 
     def bitwise_and(self, other=REQUIRED, *extra):
@@ -1551,10 +1580,10 @@ class TensorMethods:
             raise too_many_positional("fmin", 1 + len(extra), 1)
         return _ops.fmin(self, other)
 
-    def logaddexp(self, other):
+    def logaddexp(self, other=REQUIRED):
         return _ops.logaddexp(self, other)
 
-    def logaddexp2(self, other):
+    def logaddexp2(self, other=REQUIRED):
         return _ops.logaddexp2(self, other)
 
     def lerp(self, end=REQUIRED, weight=REQUIRED, *extra):
@@ -1562,31 +1591,31 @@ class TensorMethods:
             return _ops.lerp(self, end, weight, *extra)
         return _ops.lerp(self, end, weight)
 
-    def lerp_(self, end, weight):
+    def lerp_(self, end=REQUIRED, weight=REQUIRED):
         return _ops.lerp_(self, end, weight)
 
-    def addcmul(self, tensor1, tensor2, *args, value=1):
+    def addcmul(self, tensor1=REQUIRED, tensor2=REQUIRED, *args, value=1):
         if args:  # the deprecated addcmul(Number value, Tensor tensor1, Tensor tensor2)
             (tensor1, tensor2), value = _scalar_first(
                 "addcmul", tensor1, (tensor2, *args), 2, value
             )
         return _ops.addcmul(self, tensor1, tensor2, value=value)
 
-    def addcmul_(self, tensor1, tensor2, *args, value=1):
+    def addcmul_(self, tensor1=REQUIRED, tensor2=REQUIRED, *args, value=1):
         if args:
             (tensor1, tensor2), value = _scalar_first(
                 "addcmul_", tensor1, (tensor2, *args), 2, value
             )
         return _ops.addcmul_(self, tensor1, tensor2, value=value)
 
-    def addcdiv(self, tensor1, tensor2, *args, value=1):
+    def addcdiv(self, tensor1=REQUIRED, tensor2=REQUIRED, *args, value=1):
         if args:
             (tensor1, tensor2), value = _scalar_first(
                 "addcdiv", tensor1, (tensor2, *args), 2, value
             )
         return _ops.addcdiv(self, tensor1, tensor2, value=value)
 
-    def addcdiv_(self, tensor1, tensor2, *args, value=1):
+    def addcdiv_(self, tensor1=REQUIRED, tensor2=REQUIRED, *args, value=1):
         if args:
             (tensor1, tensor2), value = _scalar_first(
                 "addcdiv_", tensor1, (tensor2, *args), 2, value
@@ -1620,7 +1649,7 @@ class TensorMethods:
             raise too_many_positional("isclose", 4 + len(extra), 4, 1)
         return _ops.isclose(self, other, rtol, atol, equal_nan)
 
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    def allclose(self, other=REQUIRED, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.allclose(self, other, rtol, atol, equal_nan)
 
     def equal(self, other=REQUIRED, *extra):
@@ -1765,7 +1794,7 @@ class TensorMethods:
         if dim is REQUIRED or extra:
             raise arity_error("log_softmax", extra, 2, dim=dim)
         if dtype is not None:
-            dtype = _dtype.to_dtype(dtype, "log_softmax")
+            dtype = _dtype._dtype_arg(dtype, "log_softmax", "dtype", 2)
         return _ops.log_softmax(self, dim, dtype)
 
     def all(self, *args, **kwargs):
@@ -2131,7 +2160,7 @@ class TensorMethods:
     def unfold(self, dimension, size, step):
         return _ops.unfold(self, dimension, size, step)
 
-    def as_strided(self, size, stride, storage_offset=None):
+    def as_strided(self, size=REQUIRED, stride=REQUIRED, storage_offset=None):
         return _ops.as_strided(self, size, stride, storage_offset)
 
     def repeat(self, *sizes, **kwargs):
@@ -2264,26 +2293,26 @@ class TensorMethods:
             _check_one_operand("inner", "other", args, kwargs)
         return _ops.inner(self, *args, **kwargs)
 
-    def addmm(self, mat1, mat2, *args, beta=1, alpha=1):
+    def addmm(self, mat1=REQUIRED, mat2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (mat1, mat2, *args)
             (mat1, mat2), beta, alpha = _beta_alpha_first("addmm", args, beta, alpha, True)
         _ops.linalg.check_scalars("addmm", beta, alpha)  # (the method names the argument)
         return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
-    def addmv(self, mat, vec, *args, beta=1, alpha=1):
+    def addmv(self, mat=REQUIRED, vec=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (mat, vec, *args)
             (mat, vec), beta, alpha = _beta_alpha_first("addmv", args, beta, alpha, True)
         return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
-    def addbmm(self, batch1, batch2, *args, beta=1, alpha=1):
+    def addbmm(self, batch1=REQUIRED, batch2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (batch1, batch2, *args)
             (batch1, batch2), beta, alpha = _beta_alpha_first("addbmm", args, beta, alpha, True)
         return _ops.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
-    def baddbmm(self, batch1, batch2, *args, beta=1, alpha=1):
+    def baddbmm(self, batch1=REQUIRED, batch2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (batch1, batch2, *args)
             (batch1, batch2), beta, alpha = _beta_alpha_first("baddbmm", args, beta, alpha, True)
@@ -2319,7 +2348,7 @@ class TensorMethods:
     def cholesky(self, upper=False):
         return _ops.cholesky(self, upper)
 
-    def cholesky_solve(self, input2, upper=False):
+    def cholesky_solve(self, input2=REQUIRED, upper=False):
         return _ops.cholesky_solve(self, input2, upper)
 
     def cholesky_inverse(self, upper=False):
@@ -2379,13 +2408,13 @@ class TensorMethods:
     def cpu(self, memory_format=None):
         if memory_format is None:
             return _ops.to(self, "cpu")
-        return _cast_in_format(self, "cpu", memory_format, "cpu")
+        return _cast_in_format(self, "cpu", memory_format, "cpu", 0)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         where = "cuda" if device is None else _ops.cuda_device(device)
         if memory_format is None:
             return _ops.to(self, where, non_blocking=non_blocking)
-        return _cast_in_format(self, where, memory_format, "cuda", non_blocking=non_blocking)
+        return _cast_in_format(self, where, memory_format, "cuda", 2, non_blocking=non_blocking)
 
     def xpu(self, device=None, non_blocking=False, memory_format=None):
         """Raises as torch built without XPU does: minitorch has no Intel XPU backend (see
@@ -2500,10 +2529,10 @@ class TensorMethods:
     def zero_(self):
         return _ops.zero_(self)
 
-    def fill_(self, value):
+    def fill_(self, value=REQUIRED):
         return _ops.fill_(self, value)
 
-    def copy_(self, other, non_blocking=False):
+    def copy_(self, other=REQUIRED, non_blocking=False):
         # `other` is torch's keyword for the source (src= is its TypeError too)
         return _ops.copy_(self, other, non_blocking=non_blocking)
 
@@ -2552,13 +2581,13 @@ class TensorMethods:
     def exponential_(self, lambd=1, *, generator=None):
         return _ops.random_ops.exponential_(self, lambd, generator=generator)
 
-    def geometric_(self, p, *, generator=None):
+    def geometric_(self, p=REQUIRED, *, generator=None):
         return _ops.random_ops.geometric_(self, p, generator=generator)
 
     def cauchy_(self, median=0, sigma=1, *, generator=None):
         return _ops.random_ops.cauchy_(self, median, sigma, generator=generator)
 
-    def fill_diagonal_(self, fill_value, wrap=False):
+    def fill_diagonal_(self, fill_value=REQUIRED, wrap=False):
         return _ops.random_ops.fill_diagonal_(self, fill_value, wrap)
 
     def apply_(self, callable):
@@ -2576,10 +2605,10 @@ class TensorMethods:
     def angle(self):
         return _ops.angle(self)
 
-    def copysign(self, other):
+    def copysign(self, other=REQUIRED):
         return _ops.copysign(self, other)
 
-    def copysign_(self, other):
+    def copysign_(self, other=REQUIRED):
         return _ops.pointwise_misc.copysign_(self, other)
 
     def deg2rad(self):
@@ -2594,10 +2623,10 @@ class TensorMethods:
     def rad2deg_(self):
         return _ops.rad2deg_(self)
 
-    def float_power(self, exponent):
+    def float_power(self, exponent=REQUIRED):
         return _ops.float_power(self, exponent)
 
-    def float_power_(self, exponent):
+    def float_power_(self, exponent=REQUIRED):
         return _ops.pointwise_misc.float_power_(self, exponent)
 
     def floor_divide(self, other=REQUIRED, *extra):
@@ -2615,28 +2644,28 @@ class TensorMethods:
     def frexp(self):
         return _ops.frexp(self)
 
-    def gcd(self, other):
+    def gcd(self, other=REQUIRED):
         return _ops.gcd(self, other)
 
-    def gcd_(self, other):
+    def gcd_(self, other=REQUIRED):
         return _ops.gcd_(self, other)
 
-    def lcm(self, other):
+    def lcm(self, other=REQUIRED):
         return _ops.lcm(self, other)
 
-    def lcm_(self, other):
+    def lcm_(self, other=REQUIRED):
         return _ops.lcm_(self, other)
 
-    def heaviside(self, values):
+    def heaviside(self, values=REQUIRED):
         return _ops.heaviside(self, values)
 
-    def heaviside_(self, values):
+    def heaviside_(self, values=REQUIRED):
         return _ops.pointwise_misc.heaviside_(self, values)
 
-    def ldexp(self, other):
+    def ldexp(self, other=REQUIRED):
         return _ops.ldexp(self, other)
 
-    def ldexp_(self, other):
+    def ldexp_(self, other=REQUIRED):
         return _ops.ldexp_(self, other)
 
     def nextafter(self, other):
@@ -2657,16 +2686,16 @@ class TensorMethods:
     def sinc_(self):
         return _ops.sinc_(self)
 
-    def igamma(self, other):
+    def igamma(self, other=REQUIRED):
         return _ops.igamma(self, other)
 
-    def igamma_(self, other):
+    def igamma_(self, other=REQUIRED):
         return _ops.special.igamma_(self, other)
 
-    def igammac(self, other):
+    def igammac(self, other=REQUIRED):
         return _ops.igammac(self, other)
 
-    def igammac_(self, other):
+    def igammac_(self, other=REQUIRED):
         return _ops.special.igammac_(self, other)
 
     def mvlgamma(self, p):
@@ -2681,44 +2710,52 @@ class TensorMethods:
     def positive(self):
         return _ops.positive(self)
 
-    def clamp_min_(self, min):
+    def clamp_min_(self, min=REQUIRED):
         return _ops.clamp_min_(self, min)
 
-    def clamp_max_(self, max):
+    def clamp_max_(self, max=REQUIRED):
         return _ops.clamp_max_(self, max)
 
     # in-place comparisons (minitorch/_ops/logical.py)
 
-    def eq_(self, other):
+    def eq_(self, other=REQUIRED):
         return _ops.logical.eq_(self, other)
 
     def ne_(self, other):
         return _ops.logical.ne_(self, other)
 
-    def lt_(self, other):
+    def lt_(self, other=REQUIRED):
         return _ops.logical.lt_(self, other)
 
-    def le_(self, other):
+    def le_(self, other=REQUIRED):
         return _ops.logical.le_(self, other)
 
-    def gt_(self, other):
+    def gt_(self, other=REQUIRED):
         return _ops.logical.gt_(self, other)
 
-    def ge_(self, other):
+    def ge_(self, other=REQUIRED):
         return _ops.logical.ge_(self, other)
 
     not_equal_ = ne_
-    less_ = lt_
-    less_equal_ = le_
-    greater_ = gt_
-    greater_equal_ = ge_
+
+    def less_(self, other=REQUIRED):  # (as less's)
+        return _ops.logical.lt_(self, other)
+
+    def less_equal_(self, other=REQUIRED):
+        return _ops.logical.le_(self, other)
+
+    def greater_(self, other=REQUIRED):
+        return _ops.logical.gt_(self, other)
+
+    def greater_equal_(self, other=REQUIRED):
+        return _ops.logical.ge_(self, other)
 
     # in-place scans, sums to a size, splits, select (cumulative.py, tensor_misc.py)
 
-    def cumsum_(self, dim, *, dtype=None):
+    def cumsum_(self, dim=REQUIRED, *, dtype=None):
         return _ops.cumulative.cumsum_(self, dim, dtype=dtype)
 
-    def cumprod_(self, dim, *, dtype=None):
+    def cumprod_(self, dim=REQUIRED, *, dtype=None):
         return _ops.cumulative.cumprod_(self, dim, dtype=dtype)
 
     def sum_to_size(self, *size, **kwargs):
@@ -2757,6 +2794,7 @@ class TensorMethods:
             dtype=dtype,
             device=device,
             requires_grad=requires_grad,
+            layout=layout,
             pin_memory=pin_memory,
         )
 
@@ -2765,7 +2803,7 @@ class TensorMethods:
     def is_nonzero(self):
         return _ops.is_nonzero(self)
 
-    def is_same_size(self, other):
+    def is_same_size(self, other=REQUIRED):
         return _ops.is_same_size(self, other)
 
     def isreal(self):
@@ -2825,13 +2863,19 @@ class TensorMethods:
     def imag(self):
         return _ops.imag(self)
 
-    def cfloat(self, memory_format=None):
+    def cfloat(self, *args, memory_format=None):
+        if args:  # (as float's: memory_format is keyword-only)
+            _takes_no_arguments("cfloat", args)
         return _ops.tensor_misc.complex_unsupported(self, "cfloat")
 
-    def cdouble(self, memory_format=None):
+    def cdouble(self, *args, memory_format=None):
+        if args:  # (as float's: memory_format is keyword-only)
+            _takes_no_arguments("cdouble", args)
         return _ops.tensor_misc.complex_unsupported(self, "cdouble")
 
-    def chalf(self, memory_format=None):
+    def chalf(self, *args, memory_format=None):
+        if args:  # (as float's: memory_format is keyword-only)
+            _takes_no_arguments("chalf", args)
         return _ops.tensor_misc.complex_unsupported(self, "chalf")
 
     @property
@@ -2851,41 +2895,47 @@ class TensorMethods:
     def to_dense(self, dtype=None, *, masked_grad=None):
         # every tensor is strided (dense): torch returns such a tensor itself (code written for
         # sparse embedding gradients calls grad.to_dense())
-        return self if dtype is None else self.to(dtype)
+        if dtype is None:
+            return self
+        if not isinstance(dtype, _dtype.dtype) and dtype not in (bool, int, float, complex):
+            from minitorch._ops._common import wrong_type
+
+            raise wrong_type("to_dense", dtype, "dtype", 1, "torch.dtype")
+        return self.to(dtype)
 
     # --- linear algebra, scatter and copy-variant methods ---
 
-    def addmm_(self, mat1, mat2, *args, beta=1, alpha=1):
+    def addmm_(self, mat1=REQUIRED, mat2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (mat1, mat2, *args)
             (mat1, mat2), beta, alpha = _beta_alpha_first("addmm_", args, beta, alpha, True)
         return _ops.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
 
-    def addbmm_(self, batch1, batch2, *args, beta=1, alpha=1):
+    def addbmm_(self, batch1=REQUIRED, batch2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (batch1, batch2, *args)
             (batch1, batch2), beta, alpha = _beta_alpha_first("addbmm_", args, beta, alpha, True)
         return _ops.addbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
 
-    def addmv_(self, mat, vec, *args, beta=1, alpha=1):
+    def addmv_(self, mat=REQUIRED, vec=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (mat, vec, *args)
             (mat, vec), beta, alpha = _beta_alpha_first("addmv_", args, beta, alpha, True)
         return _ops.addmv_(self, mat, vec, beta=beta, alpha=alpha)
 
-    def baddbmm_(self, batch1, batch2, *args, beta=1, alpha=1):
+    def baddbmm_(self, batch1=REQUIRED, batch2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (batch1, batch2, *args)
             (batch1, batch2), beta, alpha = _beta_alpha_first("baddbmm_", args, beta, alpha, True)
         return _ops.baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
 
-    def addr(self, vec1, vec2, *args, beta=1, alpha=1):
+    def addr(self, vec1=REQUIRED, vec2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (vec1, vec2, *args)
             (vec1, vec2), beta, alpha = _beta_alpha_first("addr", args, beta, alpha, True)
         return _ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
 
-    def addr_(self, vec1, vec2, *args, beta=1, alpha=1):
+    def addr_(self, vec1=REQUIRED, vec2=REQUIRED, *args, beta=1, alpha=1):
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (vec1, vec2, *args)
             (vec1, vec2), beta, alpha = _beta_alpha_first("addr_", args, beta, alpha, True)
@@ -3086,7 +3136,7 @@ class TensorMethods:
 
         return set_(self, source, storage_offset, size, stride)
 
-    def is_set_to(self, tensor):
+    def is_set_to(self, tensor=REQUIRED):
         from minitorch.storage import is_set_to
 
         return is_set_to(self, tensor)
@@ -3125,20 +3175,36 @@ class TensorMethods:
         return _Handle(hooks, hook)
 
 
-def _name_as_tensor_methods() -> None:
-    """Names each method Tensor.<name>, the class users see: Python's own errors for a missing
-    or extra argument say `Tensor.split() missing 1 required positional argument`, as torch's
-    Python-level methods do (x.split()), not the mixin's name. The module is Tensor's,
-    so pickle still finds a method by this name (pickle.dumps(minitorch.Tensor.transpose))."""
-    prefix = TensorMethods.__qualname__ + "."
-    for fn in vars(TensorMethods).values():
+# NOTE [ Names of Tensor methods ]
+# torch's Tensor methods are C methods of TensorBase read by its argument parser, which names a
+# method by its bare name ("topk() got an unexpected keyword argument 'out'", "cumsum() got
+# multiple values for argument 'dim'"); only the methods torch writes in Python (torch/_tensor.py:
+# split, norm, lu, unique, ...) read "Tensor.split() ...". Python's own TypeErrors for a call's
+# arguments name the function by its __qualname__, so each method carries the name torch's
+# has, and those errors read as torch's at no cost to any call. Private and dunder methods keep
+# Tensor.<name>. pickle finds a method by its module and qualname: minitorch._tensor's
+# __getattr__ hands out the bare-named ones (pickle.dumps(minitorch.Tensor.transpose)).
+_PYTHON_LEVEL_METHODS = frozenset(
+    """backward dim_order eig is_shared istft lstsq lu module_load norm register_hook
+    register_post_accumulate_grad_hook reinforce resize resize_as share_memory_ solve split stft
+    storage storage_type symeig to_sparse_coo unflatten unique unique_consecutive""".split()
+)
+
+
+def _name_as_tensor_methods(cls) -> None:
+    """Names each method of cls (TensorMethods, Tensor) as torch's Tensor methods are named
+    (NOTE [ Names of Tensor methods ]), in Tensor's module, not the mixin's."""
+    prefix = cls.__qualname__ + "."
+    for fn in vars(cls).values():
         if fn.__class__ is _FunctionType and fn.__qualname__.startswith(prefix):
-            fn.__qualname__ = "Tensor." + fn.__qualname__[len(prefix) :]
+            name = fn.__qualname__[len(prefix) :]
+            python_level = name[0] == "_" or name in _PYTHON_LEVEL_METHODS
+            fn.__qualname__ = "Tensor." + name if python_level else name
             fn.__module__ = "minitorch._tensor"
 
 
 _FunctionType = type(_name_as_tensor_methods)
-_name_as_tensor_methods()
+_name_as_tensor_methods(TensorMethods)
 
 
 def _subclass_other(other) -> bool:

@@ -10,7 +10,8 @@ import operator
 import numpy as np
 
 from minitorch import _dtype
-from minitorch._factories import _build, _device, _dtype_arg, _put, _require_grad
+from minitorch._arg_errors import arity_error
+from minitorch._factories import _build, _device, _dtype_arg, _put, _require_grad, check_layout
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _is_index as is_index
 from minitorch._tensor_methods import _type_name as type_name
@@ -113,8 +114,11 @@ def _check_window_args(name: str, window_length, periodic, floats=(), names=()):
 
 
 def _window(
-    name: str, window_length, periodic, dtype, device, requires_grad, formula, in_dtype=False
-) -> Tensor:
+    name: str, window_length, periodic, dtype, device, requires_grad, formula, in_dtype=False,
+    options=(None, False), coefs=(),
+) -> Tensor:  # fmt: skip
+    """The window of `formula`; `options` its (layout, pin_memory), `coefs` the coefficients
+    after periodic (for its argument errors: NOTE [ Factory option errors ])."""
     if window_length.__class__ is not int:
         # NumPy integers and 0-d integer tensors are ints to torch's parser, bools, floats and
         # arrays are not (NOTE [ Int-like arguments ]); np.array(4) passes _is_index's
@@ -131,7 +135,13 @@ def _window(
         raise RuntimeError(
             f"{name} requires non-negative window_length, got window_length={window_length}"
         )
-    dt = _dtype_arg(dtype, _dtype.default_float(), name)
+    try:
+        dt = _dtype_arg(dtype, _dtype.default_float(), name)
+        if options[0] is not None:
+            check_layout(options[0], name)
+    except TypeError as e:
+        raise _option_error(name, e, (window_length, periodic, *coefs), dtype, device,
+                            requires_grad, options) from None  # fmt: skip
     dev = _device(device)
     if not dt.is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(dt, dev)}")
@@ -148,6 +158,23 @@ def _window(
     values = formula(n, n_points)[:window_length]
     host = np.ascontiguousarray(values.astype(_dtype.numpy_dtype(dt)))
     return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
+
+
+def _option_error(name, error, args, dtype, device, requires_grad, options) -> TypeError:
+    """option_error for the window `name` called with `args` (window_length, periodic and its
+    coefficients; those the call gave are read from it). For error paths only."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import option_error
+
+    names = ["window_length", "periodic", *{"hamming_window": ("alpha", "beta"),
+                                            "kaiser_window": ("beta",)}.get(name, ())]
+    call = call_arguments(name)
+    given = call[0] if call is not None else 1 + (args[1] is not True) + len(args[2:])
+    layout, pin_memory = options
+    kw = {"dtype": dtype, "layout": layout, "device": device, "pin_memory": pin_memory,
+          "requires_grad": requires_grad}  # fmt: skip
+    named = list(zip(names, args[:given], strict=False))
+    return option_error(name, _overloads(names[2:]), named, kw, None, error)
 
 
 # the C++ names torch's TensorOptions printout gives the integer and bool dtypes
@@ -199,6 +226,7 @@ def hann_window(
         device,
         requires_grad,
         _cosine_sum(0.5, 0.5),
+        options=(layout, pin_memory),
     )
 
 
@@ -236,6 +264,8 @@ def hamming_window(
         device,
         requires_grad,
         _cosine_sum(alpha, beta),
+        options=(layout, pin_memory),
+        coefs=(alpha, beta),
     )
 
 
@@ -262,6 +292,7 @@ def blackman_window(
         requires_grad,
         _blackman,
         in_dtype=True,
+        options=(layout, pin_memory),
     )
 
 
@@ -294,6 +325,7 @@ def bartlett_window(
         requires_grad,
         _bartlett,
         in_dtype=True,
+        options=(layout, pin_memory),
     )
 
 
@@ -335,7 +367,10 @@ def kaiser_window(
         r = np.clip(1.0 - ((n - a) / a) ** 2, 0.0, None)
         return np.i0(beta * np.sqrt(r)) / np.i0(float(beta))
 
-    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)
+    return _window(
+        "kaiser_window", window_length, periodic, dtype, device, requires_grad, formula,
+        options=(layout, pin_memory), coefs=(beta,),
+    )  # fmt: skip
 
 
 # --- triangle indices ---
@@ -386,7 +421,7 @@ def tril_indices(
     row=_REQUIRED,
     col=_REQUIRED,
     offset=0,
-    *,
+    *extra,
     dtype=None,
     device=None,
     layout=None,
@@ -395,6 +430,10 @@ def tril_indices(
 ) -> Tensor:
     """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row
     (offset > 0 takes diagonals above the main one). Mirrors torch.tril_indices."""
+    if extra:
+        raise arity_error("tril_indices", extra, 3, row=row, col=col)
+    if layout is not None:
+        check_layout(layout, "tril_indices", dtype)
     out = _triangle_indices("tril_indices", row, col, offset, dtype, device, lower=True)
     return _require_grad(out, requires_grad)  # integer indices: True raises torch's error
 
@@ -403,7 +442,7 @@ def triu_indices(
     row=_REQUIRED,
     col=_REQUIRED,
     offset=0,
-    *,
+    *extra,
     dtype=None,
     device=None,
     layout=None,
@@ -412,6 +451,10 @@ def triu_indices(
 ) -> Tensor:
     """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row.
     Mirrors torch.triu_indices."""
+    if extra:
+        raise arity_error("triu_indices", extra, 3, row=row, col=col)
+    if layout is not None:
+        check_layout(layout, "triu_indices", dtype)
     out = _triangle_indices("triu_indices", row, col, offset, dtype, device, lower=False)
     return _require_grad(out, requires_grad)  # integer indices: True raises torch's error
 

@@ -12,7 +12,7 @@ import threading
 import numpy as np
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, missing_positional
+from minitorch._arg_errors import REQUIRED, missing_positional, unexpected_keyword
 from minitorch._backend import Device, backend_of, cpu, tensor_device
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_normal as _tsn
@@ -32,6 +32,8 @@ from minitorch._factories import (
     _size_int,
     _size_kwarg,
     _typename,
+    bool_flag,
+    check_layout,
     like_subclass,
     tensor,
     zeros_like,
@@ -622,6 +624,8 @@ def _overloads(op: str) -> tuple:
                 f"Tensor input, *, {_LIKE_KWARGS}")  # fmt: skip
     if op == "randperm":
         return (f"int n, *, torch.Generator generator, {_SIZE_KWARGS}", f"int n, *, {_SIZE_KWARGS}")
+    if op == "randint":
+        return _RANDINT_OVERLOADS
     return _NO_VARARGS_OVERLOADS[op]
 
 
@@ -656,6 +660,24 @@ def _not_a_generator(op: str, args: tuple, **keywords) -> TypeError:
     )
 
 
+def _option_error(
+    op: str, error: TypeError, named: list, extra: tuple, kwargs: dict, **options
+) -> TypeError:
+    """option_error for a call of rand, randn, randint, randperm or a random *_like
+    (`_overloads(op)`) that raised `error`: `named`, the (name, value) pairs of its first
+    arguments, then the positional `extra` (rand's sizes, randint's arguments); `kwargs`, other
+    arguments given by keyword (size=, low=, ...) or collected by its signature (those no
+    overload has among them); `options`, its options. NOTE [ Factory option errors ]. For error
+    paths only."""
+    from minitorch._ops._parser_errors import _params, option_error, with_extra
+
+    forms = _overloads(op)
+    params = {p[0] for form in forms for p in _params(form) if p is not None}
+    named = with_extra(named, extra) + [(k, v) for k, v in kwargs.items() if k in params]
+    unknown = {k: v for k, v in kwargs.items() if k not in params}
+    return option_error(op, forms, named, options, unknown, error)
+
+
 def _no_arguments(op: str, *given) -> None:
     """torch's parser error for rand() or randn() called with no argument at all: no overload
     is plausible then (one keyword alone makes the generator-free one plausible, and torch
@@ -676,32 +698,42 @@ def rand(
     **kwargs,
 ) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
-    if generator is not None and not isinstance(generator, Generator):
-        raise _not_a_generator(
-            "rand", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
-            device=device, requires_grad=requires_grad, pin_memory=pin_memory,
-        )  # fmt: skip
-    if pin_memory:
-        _check_pin_memory()
-    if out is not None:
-        return _into_out(
-            out,
-            dtype,
-            "rand",
-            _out_drawn_in_place(
+    try:
+        if generator is not None and not isinstance(generator, Generator):
+            raise _not_a_generator(
+                "rand", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+                device=device, requires_grad=requires_grad, pin_memory=pin_memory,
+            )  # fmt: skip
+        if layout is not None:
+            check_layout(layout, "rand")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if out is not None:
+            return _into_out(
                 out,
-                lambda: _shape(size, _size_kwarg(dict(kwargs), "rand"), "rand"),
-                lambda dt, dev: rand(*size, generator=generator, dtype=dt, device=dev, **kwargs),
-                lambda t: t.uniform_(generator=generator),
-            ),
-        )
-    if not size and not kwargs:
-        _no_arguments("rand", generator, dtype, layout, device, requires_grad, pin_memory)
-    shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
-    dev = _device(device)
-    dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
-    arr = _floats(dev, generator, "rand", "random", shape, dt)
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+                dtype,
+                "rand",
+                _out_drawn_in_place(
+                    out,
+                    lambda: _shape(size, _size_kwarg(dict(kwargs), "rand"), "rand"),
+                    lambda dt, dev: rand(
+                        *size, generator=generator, dtype=dt, device=dev, **kwargs
+                    ),
+                    lambda t: t.uniform_(generator=generator),
+                ),
+            )
+        if not size and not kwargs:
+            _no_arguments("rand", generator, dtype, layout, device, requires_grad, pin_memory)
+        shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
+        dev = _device(device)
+        dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
+        arr = _floats(dev, generator, "rand", "random", shape, dt)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    except TypeError as e:
+        raise _option_error(
+            "rand", e, [], size, kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+            device=device, pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
 
 
 def randn(
@@ -716,32 +748,42 @@ def randn(
     **kwargs,
 ) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
-    if generator is not None and not isinstance(generator, Generator):
-        raise _not_a_generator(
-            "randn", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
-            device=device, requires_grad=requires_grad, pin_memory=pin_memory,
-        )  # fmt: skip
-    if pin_memory:
-        _check_pin_memory()
-    if out is not None:
-        return _into_out(
-            out,
-            dtype,
-            "randn",
-            _out_drawn_in_place(
+    try:
+        if generator is not None and not isinstance(generator, Generator):
+            raise _not_a_generator(
+                "randn", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+                device=device, requires_grad=requires_grad, pin_memory=pin_memory,
+            )  # fmt: skip
+        if layout is not None:
+            check_layout(layout, "randn")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if out is not None:
+            return _into_out(
                 out,
-                lambda: _shape(size, _size_kwarg(dict(kwargs), "randn"), "randn"),
-                lambda dt, dev: randn(*size, generator=generator, dtype=dt, device=dev, **kwargs),
-                lambda t: t.normal_(generator=generator),
-            ),
-        )
-    if not size and not kwargs:
-        _no_arguments("randn", generator, dtype, layout, device, requires_grad, pin_memory)
-    shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
-    dev = _device(device)
-    dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")
-    arr = _floats(dev, generator, "randn", "standard_normal", shape, dt)
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+                dtype,
+                "randn",
+                _out_drawn_in_place(
+                    out,
+                    lambda: _shape(size, _size_kwarg(dict(kwargs), "randn"), "randn"),
+                    lambda dt, dev: randn(
+                        *size, generator=generator, dtype=dt, device=dev, **kwargs
+                    ),
+                    lambda t: t.normal_(generator=generator),
+                ),
+            )
+        if not size and not kwargs:
+            _no_arguments("randn", generator, dtype, layout, device, requires_grad, pin_memory)
+        shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
+        dev = _device(device)
+        dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")
+        arr = _floats(dev, generator, "randn", "standard_normal", shape, dt)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    except TypeError as e:
+        raise _option_error(
+            "randn", e, [], size, kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+            device=device, pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
 
 
 def _int_arg(x, op: str, name: str, pos: int) -> int:
@@ -755,12 +797,12 @@ def _int_arg(x, op: str, name: str, pos: int) -> int:
     return n
 
 
-_RANDINT_FORMS = "".join(
-    f" * ({head}, *, {gen}Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
-    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+_RANDINT_OVERLOADS = tuple(
+    f"{head}, *, {gen}{_SIZE_KWARGS}"
     for head in ("int high, tuple of ints size", "int low, int high, tuple of ints size")
     for gen in ("torch.Generator generator, ", "")
 )
+_RANDINT_FORMS = "".join(f" * ({form})\n" for form in _RANDINT_OVERLOADS)
 
 
 def _randint_invalid(args, keywords) -> TypeError:
@@ -808,95 +850,111 @@ def randint(
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """Integers drawn uniformly from [low, high); randint(high, size) or randint(low, high, size).
     Mirrors torch.randint (int64 unless dtype= is given)."""
-    if pin_memory:
-        _check_pin_memory()
-    given = {"low": low, "high": high, "size": size}
-    if len(args) == 3 or (len(args) == 2 and size is not None):
-        names = ("low", "high", "size")[: len(args)]
-    elif len(args) == 2 or (len(args) == 1 and size is not None and high is None):
-        names = ("high", "size")[: len(args)]
-    elif len(args) == 1 and high is not None:
-        names = ("low",)
-    elif not args:
-        names = ()
-    else:
-        raise _randint_invalid(args, {})
-    # torch names the bad argument only when one overload takes that many arguments (two);
-    # else it lists the overloads. Keywords given their default value are not seen here.
-    keywords = {"low": low, "high": high, "size": size, "generator": generator, "out": out}
-    keywords.update(dtype=dtype, layout=layout, device=device)
-    keywords.update(pin_memory=pin_memory or None, requires_grad=requires_grad or None)
-    keywords = {k: v for k, v in keywords.items() if v is not None}
-    if len(args) + len(keywords) != 2:
-        try:
-            _randint_check_types(args, names, keywords, dtype)
-        except TypeError:
-            raise _randint_invalid(args, keywords) from None
-    for name, value in zip(names, args, strict=False):
-        if given[name] is not None:
-            raise TypeError(f"randint() got multiple values for argument '{name}'")
-        given[name] = value
-    if given["high"] is None or given["size"] is None:
-        missing = "high" if given["high"] is None else "size"
-        raise TypeError(f"randint() missing required argument '{missing}'")
-    if out is not None:
-        lo_hi = (given["high"],) if given["low"] is None else (given["low"], given["high"])
-        return _into_out(
-            out,
-            dtype,
-            "randint",
-            _out_drawn_in_place(
+    try:
+        if unknown:  # (torch lists the overloads: the handler below)
+            raise unexpected_keyword("randint", next(iter(unknown)))
+        if layout is not None:
+            check_layout(layout, "randint")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        given = {"low": low, "high": high, "size": size}
+        if len(args) == 3 or (len(args) == 2 and size is not None):
+            names = ("low", "high", "size")[: len(args)]
+        elif len(args) == 2 or (len(args) == 1 and size is not None and high is None):
+            names = ("high", "size")[: len(args)]
+        elif len(args) == 1 and high is not None:
+            names = ("low",)
+        elif not args:
+            names = ()
+        else:
+            raise _randint_invalid(args, {})
+        # torch names the bad argument only when one overload takes that many arguments (two);
+        # else it lists the overloads. Keywords given their default value are not seen here.
+        keywords = {"low": low, "high": high, "size": size, "generator": generator, "out": out}
+        keywords.update(dtype=dtype, layout=layout, device=device)
+        keywords.update(pin_memory=pin_memory or None, requires_grad=requires_grad or None)
+        keywords = {k: v for k, v in keywords.items() if v is not None}
+        if len(args) + len(keywords) != 2:
+            try:
+                _randint_check_types(args, names, keywords, dtype)
+            except TypeError:
+                raise _randint_invalid(args, keywords) from None
+        for name, value in zip(names, args, strict=False):
+            if given[name] is not None:
+                raise TypeError(f"randint() got multiple values for argument '{name}'")
+            given[name] = value
+        if given["high"] is None or given["size"] is None:
+            missing = "high" if given["high"] is None else "size"
+            raise TypeError(f"randint() missing required argument '{missing}'")
+        if out is not None:
+            lo_hi = (given["high"],) if given["low"] is None else (given["low"], given["high"])
+            return _into_out(
                 out,
-                lambda: _shape_seq(given["size"], "randint", None),
-                lambda dt, dev: randint(
-                    *lo_hi, given["size"], generator=generator, dtype=dt, device=dev
+                dtype,
+                "randint",
+                _out_drawn_in_place(
+                    out,
+                    lambda: _shape_seq(given["size"], "randint", None),
+                    lambda dt, dev: randint(
+                        *lo_hi, given["size"], generator=generator, dtype=dt, device=dev
+                    ),
+                    lambda t: t.random_(*lo_hi, generator=generator),
                 ),
-                lambda t: t.random_(*lo_hi, generator=generator),
-            ),
-        )
-    pos = 2 if "low" in names else 1
-    hi = _int_arg(given["high"], "randint", "high", pos)
-    lo = 0 if given["low"] is None else _int_arg(given["low"], "randint", "low", 1)
-    shape = _shape_seq(given["size"], "randint", pos + 1 if "size" in names else None)
-    if lo >= hi:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
-        )
-    dt = _dtype_arg(dtype, _dtype.int64, "randint")
-    if dt.is_floating_point:  # torch's random_(low, high): update_from / update_to
-        half = dt is _dtype.float16
-        lo, hi = _ts.float_bounds(lo, hi, _ts._DIGITS[dt.name], 65504 if half else None)
+            )
+        pos = 2 if "low" in names else 1
+        hi = _int_arg(given["high"], "randint", "high", pos)
+        lo = 0 if given["low"] is None else _int_arg(given["low"], "randint", "low", 1)
+        shape = _shape_seq(given["size"], "randint", pos + 1 if "size" in names else None)
         if lo >= hi:
             raise RuntimeError(
-                "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
-                f"but got from={lo} >= to={hi}"
+                f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
             )
-        if half and (lo < -65504 or hi - 1 > 65504):
-            which = "from" if lo < -65504 else "to - 1"
-            raise RuntimeError(f"{which} is out of bounds for c10::Half")
-    if dt._kind < 2:  # the bounds must fit the integer / bool dtype
-        info = (0, 1) if dt is _dtype.bool else (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max))
-        if lo < info[0]:
-            raise RuntimeError(f"from is out of bounds for {_C_TYPES[dt.name]}")
-        if hi - 1 > info[1]:
-            raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[dt.name]}")
-    dev = _device(device)
-    npdt = _dtype.numpy_dtype(dt)
-    s = _stream(dev, generator, "randint")
-    if s is not None:
-        n = math.prod(shape)
-        arr = s.wrap(_ts.random_from_to(s, n, hi - lo, lo, dt.name).astype(npdt).reshape(shape))
-    else:
-        arr = _sample(
-            dev,
-            generator,
-            "randint",
-            lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt),
-        )
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+        dt = _dtype_arg(dtype, _dtype.int64, "randint")
+        if dt.is_floating_point:  # torch's random_(low, high): update_from / update_to
+            half = dt is _dtype.float16
+            lo, hi = _ts.float_bounds(lo, hi, _ts._DIGITS[dt.name], 65504 if half else None)
+            if lo >= hi:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                    f"but got from={lo} >= to={hi}"
+                )
+            if half and (lo < -65504 or hi - 1 > 65504):
+                which = "from" if lo < -65504 else "to - 1"
+                raise RuntimeError(f"{which} is out of bounds for c10::Half")
+        if dt._kind < 2:  # the bounds must fit the integer / bool dtype
+            info = (
+                (0, 1) if dt is _dtype.bool
+                else (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max))
+            )  # fmt: skip
+            if lo < info[0]:
+                raise RuntimeError(f"from is out of bounds for {_C_TYPES[dt.name]}")
+            if hi - 1 > info[1]:
+                raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[dt.name]}")
+        dev = _device(device)
+        npdt = _dtype.numpy_dtype(dt)
+        s = _stream(dev, generator, "randint")
+        if s is not None:
+            n = math.prod(shape)
+            arr = s.wrap(_ts.random_from_to(s, n, hi - lo, lo, dt.name).astype(npdt).reshape(shape))
+        else:
+            arr = _sample(
+                dev,
+                generator,
+                "randint",
+                lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt),
+            )
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    except TypeError as e:
+        given = {"low": low, "high": high, "size": size, **unknown}
+        raise _option_error(
+            "randint", e, [], args, {k: v for k, v in given.items() if v is not None},
+            generator=generator, out=out, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
 
 
 def randperm(
@@ -909,63 +967,77 @@ def randperm(
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
-    if n is REQUIRED and not args:  # with no keyword either, torch's parser lists the overloads
-        from minitorch._call_site import call_keywords
+    try:
+        if n is REQUIRED and not args:  # with no keyword either, torch's parser lists the overloads
+            from minitorch._call_site import call_keywords
 
-        if call_keywords("randperm", depth=1):
-            raise missing_positional("randperm", "n")
-    if (
-        n is REQUIRED
-        or args
-        or (generator is not None and not isinstance(generator, Generator))
-        # torch's parser names a non-int n only when n is the one argument given; with a
-        # keyword too (random_split's generator=) no overload matches
-        or (
-            _as_int(n) is None
-            and (
-                any(v is not None for v in (generator, out, dtype, layout, device))
-                or requires_grad
-                or pin_memory
+            if call_keywords("randperm", depth=1):
+                raise missing_positional("randperm", "n")
+        if (
+            n is REQUIRED
+            or args
+            or (generator is not None and not isinstance(generator, Generator))
+            # torch's parser names a non-int n only when n is the one argument given; with a
+            # keyword too (random_split's generator=) no overload matches
+            or (
+                _as_int(n) is None
+                and (
+                    any(v is not None for v in (generator, out, dtype, layout, device))
+                    or requires_grad
+                    or pin_memory
+                )
             )
-        )
-    ):
-        raise _not_a_generator(  # a second positional (randperm(3, 4)) matches no overload either
-            "randperm", () if n is REQUIRED else (n, *args), generator=generator, out=out,
-            dtype=dtype, layout=layout, device=device, requires_grad=requires_grad,
-            pin_memory=pin_memory,
-        )  # fmt: skip
-    if pin_memory:
-        _check_pin_memory()
-    if out is not None:
-        return _into_out(
-            out,
-            dtype,
-            "randperm",
-            lambda dt, dev: randperm(n, generator=generator, dtype=dt, device=dev),
-        )
-    n = _int_arg(n, "randperm", "n", 1)
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    dt = _dtype_arg(dtype, _dtype.int64, "randperm")
-    if dt.name in _dtype.NO_RANGE_KERNEL:
-        raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_name(dt)}'")
-    if dt is _dtype.float16 and n > 2049:  # beyond it float16 cannot hold every integer
-        raise RuntimeError("n cannot be greater than 2049 for Half type.")
-    if dt is _dtype.float32 and n > (1 << 24) + 1:  # (torch checks no such bound for bfloat16)
-        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
-    if dt._kind == 1 and n - 1 > np.iinfo(dt.np).max:
-        raise _dtype.overflow_error(_dtype.numpy_dtype(dt).name)
-    dev = _device(device)
-    npdt = _dtype.numpy_dtype(dt)
-    b = backend_of(dev)
-    s = _stream(dev, generator, "randperm")
-    if s is not None:
-        arr = s.wrap(_ts.randperm(s, n).astype(npdt))
-    else:
-        arr = _sample(dev, generator, "randperm", lambda rng: b.randperm(rng, n).astype(npdt))
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+        ):
+            # a second positional (randperm(3, 4)) matches no overload either
+            raise _not_a_generator(
+                "randperm", () if n is REQUIRED else (n, *args), generator=generator, out=out,
+                dtype=dtype, layout=layout, device=device, requires_grad=requires_grad,
+                pin_memory=pin_memory,
+            )  # fmt: skip
+        if unknown:  # (torch lists the overloads: the handler below)
+            raise unexpected_keyword("randperm", next(iter(unknown)))
+        if layout is not None:
+            check_layout(layout, "randperm")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if out is not None:
+            return _into_out(
+                out,
+                dtype,
+                "randperm",
+                lambda dt, dev: randperm(n, generator=generator, dtype=dt, device=dev),
+            )
+        n = _int_arg(n, "randperm", "n", 1)
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+        dt = _dtype_arg(dtype, _dtype.int64, "randperm")
+        if dt.name in _dtype.NO_RANGE_KERNEL:
+            name = _dtype.scalar_name(dt)
+            raise NotImplementedError(f"\"randperm\" not implemented for '{name}'")
+        if dt is _dtype.float16 and n > 2049:  # beyond it float16 cannot hold every integer
+            raise RuntimeError("n cannot be greater than 2049 for Half type.")
+        if dt is _dtype.float32 and n > (1 << 24) + 1:  # (torch checks no such bound for bfloat16)
+            raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
+        if dt._kind == 1 and n - 1 > np.iinfo(dt.np).max:
+            raise _dtype.overflow_error(_dtype.numpy_dtype(dt).name)
+        dev = _device(device)
+        npdt = _dtype.numpy_dtype(dt)
+        b = backend_of(dev)
+        s = _stream(dev, generator, "randperm")
+        if s is not None:
+            arr = s.wrap(_ts.randperm(s, n).astype(npdt))
+        else:
+            arr = _sample(dev, generator, "randperm", lambda rng: b.randperm(rng, n).astype(npdt))
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    except TypeError as e:
+        raise _option_error(
+            "randperm", e, [] if n is REQUIRED else [("n", n)], args, unknown,
+            generator=generator, out=out, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
 
 
 # --- normal ---
@@ -1090,6 +1162,7 @@ def normal(
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """Normal samples: mean and std tensors (broadcast, differentiable) or numbers with a size.
     Mirrors torch.normal.
@@ -1103,8 +1176,8 @@ def normal(
     keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)
     if std is None and mean_t and size is None:
         std = 1.0  # (Tensor mean, float std = 1): torch's only default of mean and std
-    if more or mean is None or std is None:
-        raise _normal_error((mean, std, size, *more), keywords)
+    if more or mean is None or std is None or unknown:  # (normal(x, foo=1): the listing)
+        raise _normal_error((mean, std, size, *more), {**keywords, **unknown})
     if size is not None and (mean_t or std_t):
         # with a size, torch's only overload takes two floats: a 0-d tensor is read as one
         # (NOTE [ Number-like arguments ]), any other tensor matches no overload
@@ -1229,9 +1302,20 @@ def rand_like(
         r = like_subclass(rand_like, locals())
         if r is not None:
             return r
-    if pin_memory:
-        _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "rand_like", memory_format)
+    try:
+        if layout is not None:
+            check_layout(layout, "rand_like")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if requires_grad.__class__ is not bool:
+            requires_grad = bool_flag(requires_grad, "requires_grad")
+        shape, dt, dev = _like(input, dtype, device, "rand_like", memory_format)
+    except TypeError as e:
+        raise _option_error(
+            "rand_like", e, [("input", input)], (), {}, generator=generator,
+            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
     return _like_drawn_in_place(
         "rand_like",
         input,
@@ -1272,9 +1356,20 @@ def randn_like(
         r = like_subclass(randn_like, locals())
         if r is not None:
             return r
-    if pin_memory:
-        _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "randn_like", memory_format)
+    try:
+        if layout is not None:
+            check_layout(layout, "randn_like")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if requires_grad.__class__ is not bool:
+            requires_grad = bool_flag(requires_grad, "requires_grad")
+        shape, dt, dev = _like(input, dtype, device, "randn_like", memory_format)
+    except TypeError as e:
+        raise _option_error(
+            "randn_like", e, [("input", input)], (), {}, generator=generator,
+            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
     return _like_drawn_in_place(
         "randn_like",
         input,
@@ -1368,11 +1463,22 @@ def randint_like(
             generator=generator, dtype=dtype, layout=layout, device=device,
             requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory,
         )  # fmt: skip
-    if pin_memory:
-        _check_pin_memory()
+    try:
+        if layout is not None:
+            check_layout(layout, "randint_like")
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if requires_grad.__class__ is not bool:
+            requires_grad = bool_flag(requires_grad, "requires_grad")
+        shape, dt, dev = _like(input, dtype, device, "randint_like", memory_format)
+    except TypeError as e:
+        raise _option_error(
+            "randint_like", e, _randint_like_named(input, low, high), (), {}, generator=generator,
+            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
     if high is None:
         low, high = 0, low
-    shape, dt, dev = _like(input, dtype, device, "randint_like", memory_format)
     return _like_drawn_in_place(
         "randint_like",
         input,

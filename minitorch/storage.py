@@ -549,17 +549,18 @@ def storage_type(self: Tensor):
     return _LEGACY_CLASSES.get(self.dtype)
 
 
-_SET_SIGNATURES = (
-    " * ()\n"
-    " * (torch.Storage source)\n"
-    " * (torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = "
-    "None)\n"
-    " * (Tensor source)\n"
-    " * (Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n"
+_SET_FORMS = (
+    "",
+    "torch.Storage source",
+    "torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None",
+    "Tensor source",
+    "Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None",
 )
 
 
 def _set_type_error(args) -> TypeError:
+    from minitorch._ops._parser_errors import listing  # (an error path)
+
     names = {
         UntypedStorage: "torch.storage.UntypedStorage",
         TypedStorage: "torch.storage.TypedStorage",
@@ -569,7 +570,7 @@ def _set_type_error(args) -> TypeError:
     )
     return TypeError(
         f"set_() received an invalid combination of arguments - got ({got}), but expected one "
-        f"of:\n{_SET_SIGNATURES}"
+        f"of:\n{listing(_SET_FORMS, tuple(args), {})}"
     )
 
 
@@ -587,6 +588,11 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
         raise _set_type_error(given)
     if source is not None and not isinstance(source, (Tensor, UntypedStorage, TypedStorage)):
         raise _set_type_error(given)
+    if storage_offset is not None and storage_offset.__class__ is not int:
+        from minitorch._tensor_methods import _is_index
+
+        if not _is_index(storage_offset):  # (torch's parser: no overload takes it)
+            raise _set_type_error(given)
     if state.enabled:
         from minitorch._ops.inplace import _check_autograd_rules
 
@@ -668,6 +674,10 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     where it starts, though its data_ptr() is 0. Mirrors torch.Tensor.is_set_to."""
     from minitorch._tensor import _memory_key
 
+    if not isinstance(tensor, Tensor):
+        from minitorch._ops._common import wrong_type
+
+        raise wrong_type("is_set_to", tensor, "tensor", 1, "Tensor")
     if self._device is not tensor._device:
         return False
     a, b = self._data, tensor._data

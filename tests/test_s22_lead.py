@@ -116,10 +116,7 @@ def test_pixel_unshuffle_of_an_empty_input_keeps_its_shape():
         torch.nn.functional.pixel_unshuffle(torch.zeros(0, 1, 3, 4), 2)
 
 
-def test_same_padding_with_an_even_kernel_warns_once(monkeypatch):
-    from minitorch.nn import _functional_conv
-
-    monkeypatch.setattr(_functional_conv, "_warned_asymmetric_same", False)
+def test_same_padding_with_an_even_kernel_warns_once(fresh_once):
     x = torch.zeros(1, 2, 5)
     with pytest.warns(UserWarning, match="padding='same' with even kernel lengths and odd"):
         assert torch.nn.functional.conv1d(x, torch.zeros(4, 2, 2), padding="same").shape == (

@@ -11,30 +11,6 @@ import pytest
 import minitorch as torch
 from minitorch import _settings
 
-_ONCE_KEYS = (
-    "meshgrid_indexing",
-    "cross_dim",
-    "chain_matmul",
-    "where_uint8",
-    "T_0d",
-    "T_not_2d",
-    "mT_0d",
-    "mH_0d",
-    "H_0d",
-    "adjoint_0d",
-    "deprecated_overload",
-)
-
-
-@pytest.fixture
-def fresh_once():
-    """Forget that these warnings were given (and restore afterwards): a fresh process's state."""
-    saved = set(_settings._warned_once)
-    _settings._warned_once.difference_update(_ONCE_KEYS)
-    yield
-    _settings._warned_once.difference_update(_ONCE_KEYS)
-    _settings._warned_once.update(saved & set(_ONCE_KEYS))
-
 
 def _messages(fn, times=3):
     """The warning messages of `times` calls, each call's list (seen with the 'always' filter)."""

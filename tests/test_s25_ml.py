@@ -9,10 +9,8 @@ import math
 import warnings
 
 import numpy as np
-import pytest
 
 import minitorch as mt
-from minitorch import _settings
 
 # --- gamma draws (NOTE [ torch's gamma draws ]) ---
 
@@ -121,17 +119,7 @@ _MSG = (
 )
 
 
-@pytest.fixture
-def fresh_warn_once():
-    keys = {"searchsorted_input value", "searchsorted_boundary"}
-    saved = set(_settings._warned_once)
-    _settings._warned_once.difference_update(keys)
-    yield
-    _settings._warned_once.difference_update(keys)
-    _settings._warned_once.update(saved & keys)
-
-
-def test_searchsorted_warns_once_for_non_contiguous_inputs(fresh_warn_once):
+def test_searchsorted_warns_once_for_non_contiguous_inputs(fresh_once):
     x = mt.arange(12.0).view(6, 2)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

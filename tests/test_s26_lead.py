@@ -8,18 +8,6 @@ import warnings
 import pytest
 
 import minitorch as torch
-from minitorch import _settings
-
-
-@pytest.fixture
-def fresh_once():
-    """A fresh process's state for the deprecated-overload warning (restored afterwards)."""
-    had = "deprecated_overload" in _settings._warned_once
-    _settings._warned_once.discard("deprecated_overload")
-    yield
-    _settings._warned_once.discard("deprecated_overload")
-    if had:
-        _settings._warned_once.add("deprecated_overload")
 
 
 def _warned(fn):

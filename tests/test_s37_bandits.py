@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from minitorch import _settings
 
 F = mt.nn.functional
 INF = float("inf")
@@ -125,19 +124,6 @@ def test_add_mm_family_positional_scalars_past_every_count_get_the_listing(fn, e
         warnings.simplefilter("ignore")  # (the deprecated overloads' warning, where tried)
         got = _message(fn)
     assert got == expected
-
-
-@pytest.fixture
-def fresh_once():
-    """A fresh process's state for the deprecated-overload warning, which torch (and minitorch)
-    gives once per process: without it, the test would depend on which tests ran before it in
-    its worker (restored afterwards)."""
-    had = "deprecated_overload" in _settings._warned_once
-    _settings._warned_once.discard("deprecated_overload")
-    yield
-    _settings._warned_once.discard("deprecated_overload")
-    if had:
-        _settings._warned_once.add("deprecated_overload")
 
 
 def test_add_mm_deprecated_overloads_still_work(fresh_once):

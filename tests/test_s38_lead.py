@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from minitorch import _ranges, _settings
+from minitorch import _ranges
 
 
 @pytest.mark.parametrize("dtype", [mt.float32, mt.float64])
@@ -41,18 +41,7 @@ def test_float_arange_of_inexact_products_still_rounds_once():
     assert np.array_equal(got, want) and not np.array_equal(got, naive)
 
 
-@pytest.fixture
-def fresh_asarray_once():
-    """A fresh process's state for asarray's once-per-process warning (restored afterwards)."""
-    had = "asarray_requires_grad" in _settings._warned_once
-    _settings._warned_once.discard("asarray_requires_grad")
-    yield
-    _settings._warned_once.discard("asarray_requires_grad")
-    if had:
-        _settings._warned_once.add("asarray_requires_grad")
-
-
-def test_asarray_of_a_tensor_keeps_its_requires_grad_by_default(fresh_asarray_once):
+def test_asarray_of_a_tensor_keeps_its_requires_grad_by_default(fresh_once):
     # torch 2.13: unspecified requires_grad is obj.requires_grad (it was False, which turned a
     # leaf's flag off in place), and torch warns once per process where that is True
     a = mt.tensor([1.0, 2.0], requires_grad=True)

@@ -178,8 +178,10 @@ __all__ = _public_names()
 # torch's argument parser accepts NumPy's spellings `axis=` for `dim=` and `keepdims=` for
 # `keepdim=` on every function that has those parameters; so does minitorch. The public functions
 # that take `dim` (or `keepdim`) but not `axis` are wrapped once here, at import; those that spell
-# the aliases themselves (sum, mean, ...) are left as they are.
-def _with_numpy_aliases(fn):
+# the aliases themselves (sum, mean, ...) are left as they are. The wrapper also words an argument
+# given twice as torch's parser does (NOTE [ Arguments given twice ]); `method`: fn is a Tensor
+# method.
+def _with_numpy_aliases(fn, method=None):
     @_functools.wraps(fn)
     def aliased(*args, **kwargs):
         if "axis" in kwargs:
@@ -188,7 +190,15 @@ def _with_numpy_aliases(fn):
             kwargs["dim"] = kwargs.pop("axis")
         if "keepdims" in kwargs:
             kwargs["keepdim"] = kwargs.pop("keepdims")
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:  # (zero cost until raised)
+            from minitorch._ops._parser_errors import given_twice_error
+
+            error = given_twice_error(fn.__name__, args, kwargs, e, method)
+            if error is e:
+                raise
+            raise error from None
 
     if fn.__name__ not in _INPUT_SPELLED_X:
         return aliased
@@ -231,7 +241,7 @@ def _add_numpy_aliases():
     methods = _tensor_methods.TensorMethods
     for name, fn in list(vars(methods).items()):
         if not name.startswith("__") and name not in _NO_METHOD_ALIASES and _takes_dim(fn):
-            setattr(methods, name, _with_numpy_aliases(fn))
+            setattr(methods, name, _with_numpy_aliases(fn, method=True))
 
 
 _add_numpy_aliases()

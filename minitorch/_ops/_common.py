@@ -6,7 +6,7 @@ import contextlib
 import numbers
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, missing_positional
+from minitorch._arg_errors import REQUIRED
 from minitorch._call_site import passed_by_keyword
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
@@ -167,8 +167,10 @@ def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeErr
     keyword-only argument). `expected` is torch's spelling: "Tensor", "bool", "int", "float",
     "str", "tuple of ints". x REQUIRED: the call left the argument out (an op whose only
     required parameter defaults to REQUIRED, as torch.exp(input=REQUIRED) does)."""
-    if x is REQUIRED:
-        return missing_positional(op, name)
+    if x is REQUIRED:  # NOTE [ A method given no operand ] (in _parser_errors.py)
+        from minitorch._ops._parser_errors import left_out_error
+
+        return left_out_error(op, name)
     if pos is not None and passed_by_keyword(name, op):
         pos = None  # NOTE [ Keyword arguments in argument errors ]
     if pos is not None and pos > 1 and _called_as_method(op):
@@ -184,20 +186,31 @@ def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeErr
 # a Tensor method of the op's name, or of its in-place form (minitorch/_tensor_methods.py), a
 # few frames up shifts the position by one. The common path pays nothing.
 _METHODS_FILE = "_tensor_methods.py"
+# the Tensor methods that alias an op under another name (with in-place forms: x.less_("a")),
+# whose errors torch words under theirs
+_METHOD_ALIASES = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
 
 
 def _called_as_method(op: str) -> bool:
     import sys
 
-    frame = sys._getframe(2)
+    return _method_name(op, sys._getframe(2)) is not None
+
+
+def _method_name(op: str, frame) -> str | None:
+    """The name of the Tensor method of `op` (op, or its in-place form op + "_", which torch's
+    errors name: x.unsqueeze_("a")) among `frame` and the few above it, or None."""
     for _ in range(12):  # (an op may sit under a few wrappers: out=, named tensors, x.op_())
         if frame is None:
-            return False
+            return None
         code = frame.f_code
-        if code.co_name in (op, op + "_") and code.co_filename.endswith(_METHODS_FILE):
-            return True
+        name = code.co_name
+        if (
+            name in (op, op + "_") or _METHOD_ALIASES.get(name.removesuffix("_")) == op
+        ) and code.co_filename.endswith(_METHODS_FILE):
+            return name
         frame = frame.f_back
-    return False
+    return None
 
 
 def check_tensors(op: str, *named) -> None:
@@ -228,9 +241,12 @@ def check_int(op: str, x, name: str, pos: int | None = None) -> int:
     try:
         return index(x, op, name, pos)
     except TypeError:
-        if pos is None or pos < 2 or not _called_as_method(op):
+        import sys
+
+        method = None if pos is None or pos < 2 else _method_name(op, sys._getframe(1))
+        if method is None:
             raise
-    return index(x, op, name, pos - 1)  # NOTE [ Argument positions of methods ]: the error
+    return index(x, method, name, pos - 1)  # NOTE [ Argument positions of methods ]: the error
 
 
 def int_list(seq, op: str, name: str, pos: int | None = None) -> tuple:
@@ -240,6 +256,10 @@ def int_list(seq, op: str, name: str, pos: int | None = None) -> tuple:
     try:
         return _int_list(seq, op, name, pos)
     except TypeError:
+        if seq is REQUIRED:  # NOTE [ A method given no operand ] (in _parser_errors.py)
+            from minitorch._ops._parser_errors import left_out_error
+
+            raise left_out_error(op, name) from None
         if pos is None or pos < 2 or not _called_as_method(op):
             raise
     return _int_list(seq, op, name, pos - 1)

@@ -61,14 +61,16 @@ def _fits(value, kind: str, parsing: bool = False) -> bool:
     if kind == "tuple of ints":
         if not parsing:
             return isinstance(value, tuple) and value == ()  # (an ndarray's == broadcasts)
-        return _fits(value, "int") or (
-            isinstance(value, (tuple, list)) and all(_fits(v, "int") for v in value)
+        return _fits(value, "int", True) or (  # (int-likes: NumPy integers, 0-d int tensors)
+            isinstance(value, (tuple, list)) and all(_fits(v, "int", True) for v in value)
         )
     if kind == "str":
         return isinstance(value, str)
     if kind.startswith("torch."):  # torch.Generator (torch._C.Generator), torch.dtype, ...
         if kind == "torch.device" and isinstance(value, (str, int)):
             return True
+        if kind == "torch.dtype" and any(value is t for t in (bool, int, float)):
+            return True  # (the Python types torch's parser reads as dtypes)
         return type_name(value) in (kind, "torch._C." + kind[6:])
     if kind == "float":  # parsing: a real number (a bool too) or a 0-d tensor; listed: int, float
         if parsing:
@@ -157,6 +159,12 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
                 v = positional[i] if given else kwargs[name]
                 # (None where the default is None counts as not given, as torch's parser reads)
                 if not _fits(v, kind, parsing=True) and not (v is None and default == "None"):
+                    if kind == "tuple of Tensors" and isinstance(v, (tuple, list)):
+                        j, e = next((j, e) for j, e in enumerate(v) if not isinstance(e, Tensor))
+                        return TypeError(  # (torch's words for an element: x.index_put_((None,)))
+                            f"expected Tensor as element {j} in argument {i}, but got "
+                            f"{type_name(e)}"
+                        )
                     at = f" (position {i + 1})" if given else ""
                     return TypeError(
                         f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
@@ -172,14 +180,84 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
     got = ", ".join(type_name(v) for v in positional)
     for k, v in kwargs.items():
         got += f", {k}={type_name(v)}" if positional else f"{k}={type_name(v)}, "
-    lines = [f"{op}() received an invalid combination of arguments - got ({got}), but expected "
-             "one of:\n"]  # fmt: skip
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{listing(forms, positional, kwargs)}"
+    )
+
+
+def listing(forms, positional: tuple, kwargs: dict) -> str:
+    """The overloads part of torch's "invalid combination" TypeError (NOTE [ Argument parser
+    errors ]): each of `forms`, and why it did not match where its item count is the call's."""
+    n = len(positional) + len(kwargs)
+    lines = []
     for form in forms:
         lines.append(f" * ({form})\n")
         params = _params(form)
         if max(len(params), 1) == n:
             lines.append(f"      didn't match because {_why(params, positional, kwargs)}\n")
-    return TypeError("".join(lines))
+    return "".join(lines)
+
+
+def one_form_error(op: str, form: str, positional: tuple) -> TypeError:
+    """torch's TypeError for `op` given `positional` where its listing shows one overload `form`
+    (the deprecated one hidden: x.sub(0, 1, 2)): "but expected (form)", the ill-typed arguments
+    between '!' as under a listed overload when their count is the form's items' count."""
+    if len(_params(form)) == len(positional):
+        got = _why(_params(form), positional, {}).split(": ", 1)[1][1:-1]
+    else:
+        got = ", ".join(type_name(v) for v in positional)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected ({form})"
+    )
+
+
+# NOTE [ A method given no operand ]
+# A Tensor method whose operands default to REQUIRED (x.add(), x.div(), x.copy_() left them
+# out) is a missing argument to torch's parser only where an overload's argument count fits
+# the call's (x.add(alpha=2): 'add() missing 1 required positional arguments: "other"'). Given
+# nothing at all, no overload fits: torch lists the method's overloads -- one, its deprecated
+# one hidden, for add, addcmul, copy_ ("got (), but expected (Tensor other, *, Number alpha =
+# 1)"). The overload shown by the methods with a hidden one:
+HIDDEN_OVERLOAD_FORMS = {
+    **dict.fromkeys(("add", "add_", "sub", "sub_"), "Tensor other, *, Number alpha = 1"),
+    **dict.fromkeys(
+        ("addcmul", "addcmul_", "addcdiv", "addcdiv_"),
+        "Tensor tensor1, Tensor tensor2, *, Number value = 1",
+    ),
+    "copy_": "Tensor other, bool non_blocking = False",
+    **{
+        op: f"Tensor {a}, Tensor {b}, *, Number beta = 1, Number alpha = 1"
+        for ops, a, b in (
+            (("addmm", "addmm_"), "mat1", "mat2"), (("addmv", "addmv_"), "mat", "vec"),
+            (("addr", "addr_"), "vec1", "vec2"),
+            (("addbmm", "addbmm_", "baddbmm", "baddbmm_"), "batch1", "batch2"),
+        )
+        for op in ops
+    },
+}
+
+
+def left_out_error(op: str, name: str) -> TypeError:
+    """torch's TypeError for the argument `name` of `op` left out (NOTE [ A method given no
+    operand ]): a Tensor method called with no argument lists its overloads where they are
+    HIDDEN_OVERLOAD_FORMS' or OVERLOADS'; else the missing argument. For error paths only."""
+    import sys
+
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._common import _method_name
+
+    method = _method_name(op, sys._getframe(1))
+    if method is not None and call_arguments(method) == (0, ()):
+        if method in HIDDEN_OVERLOAD_FORMS:
+            return one_form_error(method, HIDDEN_OVERLOAD_FORMS[method], ())
+        if op in OVERLOADS:
+            return invalid_arguments(method, OVERLOADS[op][1], (), {})
+    if op in ARITY_FORMS:  # (torch names every required one from the first left out)
+        names = [p[0] for p in _params(ARITY_FORMS[op][0][0]) if p is not None and not p[2]]
+        if name in names:
+            return missing_positional(op, *names[names.index(name) :])
+    return missing_positional(op, name)
 
 
 MAX_MIN_METHOD_FORMS = ("", "Tensor other", "int dim, bool keepdim = False")
@@ -192,7 +270,7 @@ def max_min_method_error(op: str, args: tuple, kwargs: dict, error: TypeError | 
     if error is not None:
         ours = (f"{op}() received an invalid combination", f"{op}() takes from", f"{op}() got ")
         parsed = str(error).startswith((*ours, f"{op}(): argument"))
-        if not parsed or not set(kwargs) <= {"dim", "keepdim", "other"}:
+        if not parsed or kwargs.keys() & {"axis", "keepdims"}:  # (NumPy spellings: as is)
             return error
     return invalid_arguments(op, MAX_MIN_METHOD_FORMS, args, dict(reversed(kwargs.items())))
 
@@ -258,6 +336,77 @@ def method_keyword_error(op: str, args: tuple, kwargs: dict, forms=None) -> Type
     return invalid_arguments(op, forms, args, dict(reversed(kwargs.items())))
 
 
+# NOTE [ Types before a missing argument ]
+# torch's parser checks the arguments a call gave, in order, before it names a required one the
+# call left out: x.transpose("a") is "transpose(): argument 'dim0' (position 1) must be int, not
+# str", not the missing "dim1". missing_required (and arity_error) asks given_type_error first;
+# the function and method overloads, as torch lists them, of the ops whose missing arguments
+# they report:
+ARITY_FORMS = {
+    "transpose": (("Tensor input, int dim0, int dim1",), ("int dim0, int dim1",)),
+    "swapaxes": (("Tensor input, int axis0, int axis1",), ("int axis0, int axis1",)),
+    "select": (("Tensor input, int dim, int index",), ("int dim, int index",)),
+    **dict.fromkeys(("scatter_add", "scatter_add_"), (
+        ("Tensor input, int dim, Tensor index, Tensor src",), ("int dim, Tensor index, Tensor src",)
+    )),
+    **dict.fromkeys(("scatter_reduce", "scatter_reduce_"), (
+        ("Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self = "
+         "True",),
+        ("int dim, Tensor index, Tensor src, str reduce, *, bool include_self = True",),
+    )),
+    **dict.fromkeys(("put", "put_"), (
+        ("Tensor input, Tensor index, Tensor source, bool accumulate = False",),
+        ("Tensor index, Tensor source, bool accumulate = False",),
+    )),
+    "gather": (
+        ("Tensor input, int dim, Tensor index, *, bool sparse_grad = False",),
+        ("int dim, Tensor index, *, bool sparse_grad = False",),
+    ),
+    "index_select": (("Tensor input, int dim, Tensor index",), ("int dim, Tensor index",)),
+    **dict.fromkeys(("index_add", "index_add_"), (
+        ("Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1",),
+        ("int dim, Tensor index, Tensor source, *, Number alpha = 1",),
+    )),
+    **dict.fromkeys(("index_copy", "index_copy_"), (
+        ("Tensor input, int dim, Tensor index, Tensor source",),
+        ("int dim, Tensor index, Tensor source",),
+    )),
+    **dict.fromkeys(("index_reduce", "index_reduce_"), (
+        ("Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self = "
+         "True",),
+        ("int dim, Tensor index, Tensor source, str reduce, *, bool include_self = True",),
+    )),
+    "index_put_": (
+        ("Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False",),
+        ("tuple of Tensors indices, Tensor values, bool accumulate = False",),
+    ),
+    "as_strided": (
+        ("Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = None",),
+        ("tuple of ints size, tuple of ints stride, int storage_offset = None",),
+    ),
+    "as_strided_scatter": (
+        ("Tensor input, Tensor src, tuple of ints size, tuple of ints stride, int storage_offset "
+         "= None",),
+        ("Tensor src, tuple of ints size, tuple of ints stride, int storage_offset = None",),
+    ),
+    "lu_solve": (
+        ("Tensor input, Tensor LU_data, Tensor LU_pivots",), ("Tensor LU_data, Tensor LU_pivots",)
+    ),
+}  # fmt: skip
+
+
+def given_type_error(op: str, params: dict) -> TypeError | None:
+    """torch's TypeError for the first argument of a call of `op` (one of ARITY_FORMS) that is
+    of a type its parameter does not take, where the call also left a required one out
+    (`params`: each parameter's value in order, REQUIRED where left out); None when the given
+    ones fit, or `op` has no ARITY_FORMS entry. For error paths only."""
+    if op not in ARITY_FORMS or all(v is REQUIRED for v in params.values()):
+        return None
+    error = overload_error(op, *ARITY_FORMS[op], list(params.items()))
+    parsed = str(error).startswith((f"{op}(): argument ", "expected Tensor as element "))
+    return error if parsed else None
+
+
 CLAMP_FORMS = (
     "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
     "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
@@ -273,6 +422,36 @@ def with_extra(named, extra: tuple) -> list:
     a call gave past the op's last positional parameter, under names no call passes by
     keyword."""
     return [*named, *((f"#{i}", v) for i, v in enumerate(extra))]
+
+
+# NOTE [ Factory option errors ]
+# torch's factories take their options (out, dtype, layout, device, pin_memory, requires_grad,
+# generator, memory_format) by keyword only. An option of a type it does not take (dtype="a",
+# layout=5, out=5, requires_grad=1) or a keyword no overload has (names= of rand, foo=) is an
+# argument error of the parser: a factory of one overload names the argument ("zeros():
+# argument 'layout' must be torch.layout, not int"); rand and randn (with and without a
+# generator), randint, randperm, eye, linspace, the random *_like list their overloads when the
+# argument count fits two or more of them (NOTE [ Argument parser errors ]). Those factories
+# catch the TypeError their options raise and ask option_error; a TypeError of their own
+# arguments (a size element) stays when every option fits.
+
+
+def option_error(op: str, forms, named, options: dict, unknown=None, error=None):
+    """overload_error for a call of the factory `op` (its overloads `forms`, as torch lists
+    them) with an option that does not fit (NOTE [ Factory option errors ]): `named` holds the
+    (name, value) of the arguments before the options, as the call gave them (with_extra for
+    varargs), `options` every option (None or False where not given), `unknown` the keywords
+    none of forms has. `error` (None where not given) when every option fits. Error paths only."""
+    kinds = {}
+    for form in forms:
+        for p in _params(form):
+            if p is not None:
+                kinds.setdefault(p[0], p[1])
+    given = [(k, v) for k, v in options.items() if v is not None and v is not False]
+    if not unknown and all(_fits(v, kinds[k], parsing=True) for k, v in given):
+        return error
+    named = [*named, *given, *(unknown or {}).items()]
+    return overload_error(op, forms, forms, named, unknown=tuple(unknown or ()))
 
 
 def clamp_error(op: str, input, min, max, out=None, extra=()) -> TypeError:
@@ -387,12 +566,15 @@ def overload_error(op: str, forms, method_forms, named, self_name="input", unkno
     method lists `method_forms` and leaves out self, the argument `self_name` (NOTE [ Argument
     positions of methods ]). `unknown`: the names in `named` no overload has (keywords,
     however the call is read). For error paths only."""
+    import sys
+
     from minitorch._call_site import passed_by_keyword
-    from minitorch._ops._common import _called_as_method
+    from minitorch._ops._common import _method_name
 
     named = [(n, v) for n, v in named if v is not REQUIRED]  # (what the call left out)
-    if _called_as_method(op):
-        forms, named = method_forms, [(n, v) for n, v in named if n != self_name]
+    method = _method_name(op, sys._getframe(1))
+    if method is not None:  # (named as called: x.squeeze_("a") lists squeeze_'s overloads)
+        op, forms, named = method, method_forms, [(n, v) for n, v in named if n != self_name]
     keyword_only, positional_names = set(), set()
     for form in forms:
         params = _params(form)
@@ -551,24 +733,90 @@ OVERLOADS = {
         ("", "*, int decimals"),
     ),
     "round_": (("Tensor input", "Tensor input, *, int decimals"), ("", "*, int decimals")),
+    **dict.fromkeys(("median", "nanmedian"), (
+        ("Tensor input",
+         "Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None"),
+        METHOD_FORMS["median"],
+    )),
+    **{op: (tuple(f"Tensor input, {form}, Tensor out = None" for form in _QUANTILE), _QUANTILE)
+       for op in ("quantile", "nanquantile")},
 }  # fmt: skip
 
 
+# NOTE [ Arguments given twice ]
+# A call that gives an argument both by position and by keyword (x.var(1, dim=1)) fails in
+# Python's binding: "var() got multiple values for argument 'dim'". torch's parser words it so
+# for an op of one overload (after checking the given arguments' types), but an op of several
+# lists them, the keyword "incorrect" under each overload of as many parameters as were given
+# (NOTE [ Argument parser errors ]). The wrapper every op and method taking a dim goes through
+# (NOTE [ NumPy argument aliases ] in minitorch/_ops) catches Python's error and asks
+# given_twice_error for torch's, from the overloads OVERLOADS and METHOD_FORMS hold.
+
+
+def given_twice_error(op: str, args: tuple, kwargs: dict, error: TypeError, method=None):
+    """torch's TypeError for a call of `op` with `args` (the tensor first) and `kwargs` that
+    Python refused with `error` as giving an argument twice (NOTE [ Arguments given twice ]);
+    `error` itself for any other error or an op without listed overloads. method: whether the
+    user called the Tensor method (None: read from the call stack). For error paths only."""
+    from minitorch._ops._common import _called_as_method
+
+    if not str(error).startswith(f"{op}() got multiple values for argument "):
+        return error
+    if method is None:
+        method = _called_as_method(op)
+    forms = OVERLOADS.get(op) or OVERLOADS.get(op[:-1])  # (x.squeeze_: squeeze's overloads)
+    if forms is not None:
+        forms = forms[1] if method else forms[0]
+    elif method and op in METHOD_FORMS:
+        forms = METHOD_FORMS[op]
+    else:
+        return error
+    positional = args[1:] if method else args  # (a method's listing leaves self out)
+    return invalid_arguments(op, forms, positional, dict(reversed(kwargs.items())))
+
+
+def positional_count(op: str) -> int | None:
+    """How many arguments the user's call of `op` gave by position, the tensor first (a
+    method's self counts), or None where the call cannot be read. For error paths only."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._common import _called_as_method
+
+    got = call_arguments(op)
+    return None if got is None else got[0] + _called_as_method(op)
+
+
 def _given(op: str, named) -> list:
-    """The (name, value) pairs of `named` the call gave (parsed_error)."""
+    """The (name, value) pairs of `named` the call gave (parsed_error): one at its default
+    counts only where the call passed it, by keyword or by position (x.all(None, None) lists
+    both Nones, as torch's parser does)."""
     from minitorch._call_site import passed_by_keyword
 
     forms = OVERLOADS[op][0]
     given = []
-    for name, value in named:
+    count = -1  # (read from the call once, where a default is met)
+    for i, (name, value) in enumerate(named):
         if value is False if name == "keepdim" else value is None:
             required = value is None and all(
                 any(p and p[0] == name and not p[2] for p in _params(f)) for f in forms
             )
             if not (required or passed_by_keyword(name, op)):
-                continue
+                if count == -1:
+                    count = positional_count(op) or 0
+                if i >= count or not _positional_at(name, i, forms):
+                    continue
         given.append((name, value))
     return given
+
+
+def _positional_at(name: str, i: int, forms) -> bool:
+    """Whether an overload of `forms` has `name` as its positional parameter number i (where
+    `named` holds it at i, a call of i + 1 positional arguments or more gave it)."""
+    for form in forms:
+        params = _params(form)
+        star = params.index(None) if None in params else len(params)
+        if i < star and params[i][0] == name:
+            return True
+    return False
 
 
 def argument_error(error: Exception, op: str, named) -> Exception:

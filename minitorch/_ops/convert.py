@@ -305,6 +305,10 @@ def type_(input: Tensor, dt=None):
 
 def _deprecated_device_argument(op: str, device) -> None:
     if device is not None:
+        if not isinstance(device, (Device, str, int)):  # (torch's parser, before the warning)
+            from minitorch._ops._common import wrong_type
+
+            raise wrong_type(op, device, "device", 1, "torch.device")
         warnings.warn(
             f"The argument 'device' of Tensor.{op}() is deprecated. Please do not pass this "
             "argument.",
@@ -346,6 +350,12 @@ def is_pinned(input: Tensor, device=None) -> bool:
     """True when input's memory is pinned (from pin_memory() or a non_blocking copy to the
     host). Mirrors torch.Tensor.is_pinned."""
     if device is not None:
+        if isinstance(device, str):  # (torch parses it first: x.is_pinned("a") is its error)
+            as_device(device)
+        elif not isinstance(device, (Device, int)):
+            from minitorch._ops._common import wrong_type
+
+            raise wrong_type("is_pinned", device, "device", 1, "torch.device")
         warnings.warn(
             "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
             "argument.",

@@ -23,11 +23,13 @@ from minitorch._ops.inplace import (
     _check_overlap,
     _short,
     apply_inplace,
+    autograd_refusals,
     check_partial_overlap,
     copy_,
+    expanded_write,
     fill_,
     has_overlap,
-    warn_expanded,
+    warn_expanded_put,
     writable,
 )
 from minitorch._ops.shape import empty_view
@@ -555,10 +557,7 @@ def setitem(self: Tensor, key, value) -> None:
         vt = _fit_value(vt, plan, "setitem")  # (torch checks the shape before the dtype)
         if plan.adv is not None and vt.dtype is not self.dtype and not fill_mask:
             # torch's index_put_ casts nothing (a basic index copies, casting, as copy_)
-            raise RuntimeError(
-                f"Index put requires the source and destination dtypes match, got "
-                f"{_short(self.dtype)} for the destination and {_short(vt.dtype)} for the source."
-            )
+            raise _dtype_mismatch(self, vt)
     x = self._data
     expand = False  # the value is copied broadcast (torch's check does not judge it)
     if vt is not None and (vt._base is not None or self._base is not None):
@@ -577,6 +576,8 @@ def setitem(self: Tensor, key, value) -> None:
     record = state.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
     if not record:
         _check_leaf(self, "setitem", overlap_ok=True)
+        if plan.adv is not None and has_overlap(self):  # as index_put_ (torch's route)
+            warn_expanded_put(bool(fill_mask))
         data = scalar if vt is None else _dtype.via_float32(vt._data, self._data.dtype)
         _put(self._device, writable(self), plan, data, accumulate=False)
         self._vc[0] += 1
@@ -610,6 +611,7 @@ def setitem(self: Tensor, key, value) -> None:
         lambda s: watch_indices(IndexPut.apply(s, vt, plan=sub, accumulate=False), *watched),
         "index_put_",
         (vt,),
+        expanded_write(target, "index_put_", (vt,), bool(fill_mask)),
     )
 
 
@@ -700,11 +702,18 @@ def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumul
 
             _check_fill_range(values, self)
             return values.to(self.dtype)
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got "
-            f"{_short(self.dtype)} for the destination and {_short(values.dtype)} for the source."
-        )
+        raise _dtype_mismatch(self, values)
     return values
+
+
+def _dtype_mismatch(self: Tensor, values: Tensor) -> RuntimeError:
+    """index_put_'s error for values of another dtype, after torch's autograd refusals of the
+    in-place change, which come first."""
+    autograd_refusals(self, (values,))
+    return RuntimeError(
+        f"Index put requires the source and destination dtypes match, got "
+        f"{_short(self.dtype)} for the destination and {_short(values.dtype)} for the source."
+    )
 
 
 def _put_fills_mask(values: Tensor, indices, accumulate) -> bool:
@@ -744,7 +753,7 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     if not (state.enabled and (input._requires_grad or values._requires_grad)):
         overlap = has_overlap(input)
         if overlap:  # torch warns and writes the selected elements of an expanded tensor
-            warn_expanded("index_put_", "tensor[indices] = tensor")
+            warn_expanded_put(_put_fills_mask(values, indices, accumulate))
         _check_leaf(input, "index_put_", overlap_ok=overlap)
         _put(input._device, writable(input), plan, values._data, accumulate)
         input._vc[0] += 1
@@ -757,4 +766,5 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
         ),
         "index_put_",
         (values,),
+        expanded_write(input, "index_put_", (values,)),
     )

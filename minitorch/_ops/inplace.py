@@ -14,7 +14,6 @@ from minitorch._backend import strided_view
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
     _called_as_method,
-    cast,
     check_tensors,
     fused_multiply_add,
     is_floating,
@@ -116,6 +115,32 @@ def warn_expanded(op: str, example: str):
     )
 
 
+def warn_expanded_put(mask_fill: bool = False):
+    """torch's warning for index_put_ into an expanded tensor, and masked_fill_'s after it where
+    index_put_ runs one (one value at one bool mask: `mask_fill`)."""
+    warn_expanded("index_put_", "tensor[indices] = tensor")
+    if mask_fill:
+        warn_expanded("masked_fill_", "tensor[mask] = scalar")
+
+
+def expanded_write(self: Tensor, op: str, others, mask_fill: bool = False) -> bool:
+    """For a recorded write that torch allows into an expanded tensor (op masked_fill_ or
+    index_put_, `mask_fill` as warn_expanded_put's): where self is expanded, apply_inplace's
+    checks made (the overlap one left out) and torch's deprecation warnings given, and True
+    (apply_inplace's `checked`). The backward then refuses the expanded region as torch's
+    does (CopySlices)."""
+    if not has_overlap(self):
+        return False
+    _check_leaf(self, op, overlap_ok=True)
+    for o in others:
+        check_partial_overlap(self, o)
+    if op == "masked_fill_":
+        warn_expanded(op, "tensor[mask] = scalar")
+    else:
+        warn_expanded_put(mask_fill)
+    return True
+
+
 def writable(t: Tensor):
     """t's array for an in-place write. A view of an expand()ed tensor is a NumPy broadcast view,
     read-only; torch writes through it into the memory it shares (fill_, zero_ and x[i] = v on
@@ -144,7 +169,8 @@ def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = F
         _check_autograd_rules(self)
     if self._vc.__class__ is not list:
         check_inference_write(self)
-    if writes and not overlap_ok:
+    if writes and not overlap_ok and has_overlap(self):
+        autograd_refusals(self, ())  # (a split output's refusal comes first)
         _check_overlap(self)
 
 
@@ -188,6 +214,30 @@ def _check_autograd_rules(self: Tensor):
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
+    if (
+        base is not None
+        and self._grad_fn is None
+        and self._requires_grad
+        and not self.__dict__.get("_rebased")
+    ):
+        # torch's test reads the view's node as it stands: a view taken before its base gained
+        # history has none until something looks it up (grad_fn, is_leaf, an op using it) or
+        # it is itself written (rebase_view_history)
+        if _in_custom_function(self):  # torch checks this first
+            _custom_view_error(self, "is being modified inplace")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def autograd_refusals(self: Tensor, others) -> None:
+    """torch's refusals of an in-place change of self that would be recorded (a leaf, views it
+    cannot rebase, outputs of split/unbind), which it makes before its kernel's own checks: for
+    the kernels' error paths that minitorch takes first."""
+    if state.enabled and (self._requires_grad or any(o._requires_grad for o in others)):
+        _check_autograd_rules(self)
+        if self._base is not None and _in_custom_function(self):
+            _custom_view_error(self, "is being modified inplace")
 
 
 def _check_no_grad_view(view: Tensor):
@@ -275,7 +325,10 @@ def apply_inplace(self: Tensor, compute, op: str, others=(), checked: bool = Fal
         return _on_subclass(self, compute, op, others)
     r = _compute(compute, _snapshot(self), self, others, op)
     _check_result(self, r, op, others)
-    r = cast(r, self.dtype)
+    if r._data.dtype != self._data.dtype:
+        # cast as torch's kernel casts into self: the op's node is self's history (MulBackward0,
+        # not a ToCopyBackward0 after it); the engine casts the gradients to the inputs' dtypes
+        r = _make(r._data.astype(self._data.dtype), r._device, True, r._grad_fn, r._output_nr)
     _write(self, r._data)
     self._vc[0] += 1
     _take_history(self, r)
@@ -333,6 +386,8 @@ def _as_method_error(e: TypeError, op: str) -> TypeError:
         return type(e)(f"{failed}torch.Tensor.{op}{rest}")
     listed = msg.startswith(f"{op[:-1]}() received an invalid combination")
     if listed and "(Tensor input" not in msg:  # the method's overloads listed (pow_, lerp_)
+        return type(e)(op + msg[len(op) - 1 :])
+    if msg.startswith(f"{op[:-1]}() missing "):  # (a method's REQUIRED operand: x.hypot_())
         return type(e)(op + msg[len(op) - 1 :])
     head = f"{op[:-1]}(): argument '"
     if not msg.startswith(head):
@@ -425,11 +480,17 @@ def _write(self: Tensor, value):
 
 # NOTE [ Saved result of an in-place op on a view ]
 # A node that saved its result (sigmoid_, exp_, tanh_ on a view v) keeps, as torch's saved
-# variable of an in-place op on a view does, v itself with the history v had then
-# (AsStridedBackward0 on the base's CopySlices), weakly (v -> its node -> ... -> this node would
-# be a cycle): a second derivative through the saved result reaches v's node, so
-# autograd.grad(..., inputs=v) finds it (it was None), and the version error names v's node.
-# Where v is gone, the entry unpacks as this node's own output, as torch's falls back to it.
+# variable of an in-place op on a view does, the node v had then (AsStridedBackward0 on the
+# base's CopySlices), weakly (v's node -> ... -> this node would be a cycle): a second derivative
+# through the saved result reaches v's node, so autograd.grad(..., inputs=v) finds it (it was
+# None), and the version error names v's node. Where that node is gone (v dropped, or v's grad_fn
+# regenerated after a later write to its base, with nothing else holding the old node), the
+# entry unpacks as this node's own output and the error names this node, as torch's. A later
+# in-place op through v records a fresh replay of v, not that node (written_view_history): its
+# CopySlices node keeps that node among its saved values instead, which a backward without
+# retain_graph frees, as torch's CopySlices keeps the op's node (and through it the view's) until
+# a backward releases it. So the error names v's node within a create_graph backward, and this
+# node's after the write was backpropagated.
 
 
 def _saved_result_is_self(self: Tensor, r: Tensor):
@@ -456,7 +517,9 @@ def _saved_result_is_self(self: Tensor, r: Tensor):
         if self._base is None:
             entry = ("out", self._data, self._vc, self._vc[0], nr)
         else:  # NOTE [ Saved result of an in-place op on a view ]
-            entry = ("view_out", (self._data, weakref.ref(self)), self._vc, self._vc[0], nr)
+            node = self.grad_fn  # regenerated from the base now, as torch's rebase_history does
+            node._held_weakly = True
+            entry = ("view_out", (self._data, weakref.ref(node)), self._vc, self._vc[0], nr)
         fn._saved = tuple(entry if is_result(e) else e for e in saved)
 
 
@@ -517,6 +580,10 @@ class CopySlices(Function):
             hole = _laid_out(_make(hole, grad._device, False, None), order)
             with no_grad():
                 region = _replay_view(hole, ctx.chain)
+                # torch's backward copies the op's gradient for the view into a view of the
+                # base's gradient: refused when that view is expanded (fill_ of x.expand(...))
+                if 0 in region._data.strides:
+                    _check_overlap(region)
                 # (an expand in the chain gives a read-only view: written through the hole's
                 # memory, as the forward wrote the base's; an empty region writes nothing)
                 if region._data.size:
@@ -556,6 +623,12 @@ def copy_slices(view: Tensor, src: Tensor):
     base = view._base
     alias = _make(base._data, base._device, base._requires_grad, base._grad_fn, base._output_nr)
     tmp = CopySlices.apply(alias, src, chain=view._view_chain)
+    held = view.__dict__.pop("_written_node", None)
+    held = None if held is None else held()
+    if held is not None and held is view._grad_fn:
+        # torch's CopySlices keeps the op's node, which keeps the view's node, until a backward
+        # frees it (NOTE [ Saved result of an in-place op on a view ])
+        tmp._grad_fn._saved = (("const", held, None, 0, 0),)
     gained = not base._requires_grad
     base._grad_fn = tmp._grad_fn
     base._requires_grad = True

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
 from minitorch._ops._common import (
+    _called_as_method,
     broadcast_pair,
     cast,
     index,
@@ -741,23 +742,33 @@ def _out_dtype_error(product, dt, out_dt) -> RuntimeError:
 # --- products built on the kernels ---
 
 
-def outer(input=REQUIRED, vec2=REQUIRED, *extra, out=None):
-    """Outer product of two vectors. Mirrors torch.outer."""
-    if extra or input is REQUIRED or vec2 is REQUIRED:
-        raise arity_error("outer", extra, 2, input=input, vec2=vec2)
-    _require_tensor(input, "outer", "input", 1)
-    _require_tensor(vec2, "outer", "vec2", 2)
-    for name, v in (("self", input), ("vec2", vec2)):
-        if v.ndim != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
-    from minitorch._ops.inplace import check_out_overlap
+def _outer_named(op: str):
+    """outer under the name `op` (outer, or its alias ger), which its argument errors carry, as
+    torch's do (x.ger("a")), at outer's cost."""
 
-    result = _outer(input, vec2)
-    check_out_overlap(out, input, vec2)
-    return _write(result, out)
+    def outer(input=REQUIRED, vec2=REQUIRED, *extra, out=None):
+        if extra or input is REQUIRED or vec2 is REQUIRED:
+            if extra and _called_as_method(op):  # x.ger(v, 1): torch counts without self
+                raise too_many_positional(op, 1 + len(extra), 1)
+            raise arity_error(op, extra, 2, input=input, vec2=vec2)
+        _require_tensor(input, op, "input", 1)
+        _require_tensor(vec2, op, "vec2", 2)
+        for name, v in (("self", input), ("vec2", vec2)):
+            if v.ndim != 1:
+                raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
+        from minitorch._ops.inplace import check_out_overlap
+
+        result = _outer(input, vec2)
+        check_out_overlap(out, input, vec2)
+        return _write(result, out)
+
+    outer.__name__ = outer.__qualname__ = op
+    outer.__doc__ = f"Outer product of two vectors. Mirrors torch.{op}."
+    return outer
 
 
-ger = outer
+outer = _outer_named("outer")
+ger = _outer_named("ger")
 
 
 def _no_bool_product(a, b, kernel):

@@ -738,6 +738,7 @@ def linalg_householder_product(input, tau, *, out=None):
     """The first n columns of the product of Householder reflectors stored as in geqrf.
     Mirrors torch.linalg.householder_product."""
     A = input  # torch's keyword name
+    check_tensors("linalg_householder_product", ("input", A), ("tau", tau))
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_householder_product, _autocast.FP32_CPU, (A, tau), {"out": out}
@@ -749,6 +750,7 @@ def linalg_householder_product(input, tau, *, out=None):
 def orgqr(input, input2, *, out=None):
     """Mirrors torch.orgqr (linalg.householder_product)."""
     tau = input2  # torch's keyword name for the reflector scales
+    check_tensors("orgqr", ("input", input), ("input2", tau))  # (a slow op: checked up front)
     if _autocast.state.any_enabled:
         return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
     _check_householder(input, tau, "torch.linalg.householder_product")  # (torch's words)
@@ -805,6 +807,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """op(Q) @ other (other @ op(Q) if not left), Q the full product of the reflectors of
     geqrf (tau = input2, other = input3: torch's keyword names). Mirrors torch.ormqr."""
     tau, other = input2, input3
+    check_tensors("ormqr", ("input", input), ("input2", tau), ("input3", other))
     if _autocast.state.any_enabled:
         return _autocast.call(
             ormqr, _autocast.FP32_CPU, (input, tau, other, left, transpose), {"out": out}

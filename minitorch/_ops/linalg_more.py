@@ -25,6 +25,7 @@ from minitorch._ops._common import (
     number,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops.inplace import apply_inplace, check_out_overlap
 from minitorch._ops.linalg import (
@@ -275,7 +276,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
 show_saved("LinalgCrossBackward0", {k: _kept(k) for k in ("self", "other", "dim")})
 
 
-def cross(input, other, dim=None, *, out=None):
+def cross(input, other=REQUIRED, dim=None, *, out=None):
     """Cross product along dim; dim=None takes the first dim of size 3 (deprecated in torch, as
     here: a warning). Mirrors torch.cross."""
     # checked here, not only in linalg_cross: torch's message names cross
@@ -300,7 +301,7 @@ def cross(input, other, dim=None, *, out=None):
 
 
 @one_node("DistBackward0", saved=("input", "other", "result"))
-def dist(input, other, p=2):
+def dist(input, other=REQUIRED, p=2):
     """The p-norm of input - other. Mirrors torch.dist."""
     from minitorch._ops.reduction_more import vector_norm
 
@@ -308,7 +309,11 @@ def dist(input, other, p=2):
     for pos, (name, t) in enumerate((("input", input), ("other", other)), 1):
         if not isinstance(t, Tensor):
             raise not_tensor("dist", t, name, pos)
-    p = number(p)  # a NumPy scalar order reads as the Python number, as torch's parser does
+    if p.__class__ is not int and p.__class__ is not float:  # ("Number p = 2": torch's parser)
+        if not (is_number(p) or isinstance(p, Tensor)):
+            raise wrong_type("dist", p, "p", 3, "Number")
+        # a NumPy scalar order reads as the Python number, a bool as 0 or 1, as torch's parser
+        p = int(p) if p.__class__ is bool else number(p)
     diff = input - other
     if not diff.dtype.is_floating_point:
         raise RuntimeError(

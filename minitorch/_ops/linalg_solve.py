@@ -7,7 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
 from minitorch._ops._common import (
     broadcast_pair,
     check_bool,
@@ -1277,7 +1277,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return _write_exact(x, out)
 
 
-def lu_solve(input, LU_data, LU_pivots, *, out=None):
+def lu_solve(input, LU_data=REQUIRED, LU_pivots=REQUIRED, *, out=None):
     """Mirrors torch.lu_solve (deprecated in torch for linalg.lu_solve)."""
     if all(isinstance(t, Tensor) for t in (input, LU_data, LU_pivots)):  # after torch's parser
         from minitorch._ops.linalg_factor import _warn_deprecated

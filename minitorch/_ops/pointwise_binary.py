@@ -97,16 +97,24 @@ class Atan2(Function):
         )
 
 
-def atan2(input=REQUIRED, other=REQUIRED, *extra, out=None):
-    """The angle of the point (other, input), in (-pi, pi]. Mirrors torch.atan2."""
-    if extra or input is REQUIRED or other is REQUIRED:
-        raise arity_error("atan2", extra, 2, input=input, other=other)
-    _tensors(input, other, "atan2")
-    a, b, _ = promote_float(input, other, "atan2")
-    return _out(Atan2.apply(a, b), out)
+def _atan2_named(op: str):
+    """atan2 under the name `op` (atan2, or its alias arctan2), which its argument errors carry,
+    as torch's do (x.arctan2("a"), x.arctan2_("a"))."""
+
+    def atan2(input=REQUIRED, other=REQUIRED, *extra, out=None):
+        if extra or input is REQUIRED or other is REQUIRED:
+            raise arity_error(op, extra, 2, input=input, other=other)
+        _tensors(input, other, op)
+        a, b, _ = promote_float(input, other, op)
+        return _out(Atan2.apply(a, b), out)
+
+    atan2.__name__ = atan2.__qualname__ = op
+    atan2.__doc__ = f"The angle of the point (other, input), in (-pi, pi]. Mirrors torch.{op}."
+    return atan2
 
 
-arctan2 = atan2
+atan2 = _atan2_named("atan2")
+arctan2 = _atan2_named("arctan2")
 
 
 class Hypot(Function):
@@ -759,7 +767,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 # --- in-place forms ---
 
 atan2_ = _inplace(atan2)
-arctan2_ = atan2_
+arctan2_ = _inplace(arctan2)
 fmod_ = _inplace(fmod)
 
 

@@ -22,7 +22,7 @@ import math
 import warnings
 
 from minitorch import _dtype
-from minitorch._arg_errors import missing_positional, too_many_positional, unexpected_keyword
+from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
 from minitorch._backend import backend_of, cpu
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_counts as _tsc
@@ -209,6 +209,8 @@ def _number(x, op: str, name: str, pos: int | None = None) -> float:
     if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()
     if isinstance(x, Tensor) or x.__class__ is complex or not is_number(x):
+        if x is REQUIRED:  # (a method's parameter defaulting to REQUIRED: x.geometric_())
+            raise missing_positional(op, name)
         where = _at(pos, name, op)
         raise TypeError(f"{op}(): argument '{name}'{where} must be float, not {type_name(x)}")
     return number(x)
@@ -581,13 +583,37 @@ def _check_generator(generator, op: str, args: tuple, keywords: dict) -> None:
     raise err
 
 
+_RANDOM_FORMS = (
+    "*, torch.Generator generator = None",
+    "int from, int to, *, torch.Generator generator = None",
+    "int to, *, torch.Generator generator = None",
+)
+
+
+def _random_args_error(args, kwargs) -> TypeError | None:
+    """torch's parser error for random_ given arguments none of its overloads takes (an unknown
+    keyword, three numbers, a float bound), or None where they are int-likes it takes."""
+    from minitorch._ops._parser_errors import _fits, invalid_arguments
+
+    if kwargs.keys() <= {"from", "to"} and len(args) <= 2:
+        two = len(args) == 2 or "from" in kwargs or (args and "to" in kwargs)  # (from, to=None)
+        given = dict(zip(("from", "to") if two else ("to",), args, strict=False), **kwargs)
+        if all(
+            _fits(v, "int", parsing=True) or (two and k == "to" and v is None)
+            for k, v in given.items()
+        ):
+            return None
+    return invalid_arguments("random_", _RANDOM_FORMS, args, dict(reversed(kwargs.items())))
+
+
 def _random_range(args, kwargs):
     """(from, to, node name) of random_'s three overloads; None where the dtype decides."""
-    unknown = set(kwargs) - {"from", "to"}
-    if unknown:
-        raise unexpected_keyword("random_", unknown.pop())
-    if len(args) > 2:
-        raise TypeError(f"random_() takes at most 2 arguments ({len(args)} given)")
+    if kwargs.keys() - {"from", "to"} or len(args) > 2 or any(
+        v.__class__ is not int for v in (*args, *kwargs.values())
+    ):
+        error = _random_args_error(args, kwargs)
+        if error is not None:
+            raise error
     if len(args) == 2 or "from" in kwargs or (args and "to" in kwargs):
         params = dict(zip(("from", "to"), args, strict=False))
         for k, v in kwargs.items():
@@ -912,6 +938,8 @@ def fill_diagonal_(self, fill_value, wrap=False):
             )
     elif is_number(fill_value):
         _dtype.fill_number(fill_value, self._data.dtype, "fill_diagonal_")  # overflow checks
+    elif fill_value is REQUIRED:  # (the method's default: x.fill_diagonal_())
+        raise missing_positional("fill_diagonal_", "fill_value")
     else:
         raise TypeError(
             "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "

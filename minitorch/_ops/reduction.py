@@ -1468,8 +1468,14 @@ def _logsumexp_dim_check(op, x, dim, keepdim):
     and then cannot write the [1, ..., 1] result into its [] output."""
     if dim is _MISSING:
         raise missing_positional(op, "dim")
-    if dim is None:
-        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not NoneType")
+    if dim is None:  # torch's parser names the position of a dim given by position
+        from minitorch._call_site import passed_by_keyword
+        from minitorch._ops._common import _called_as_method
+
+        called = op.removeprefix("special_")
+        at = "" if passed_by_keyword("dim", called) else 2 - _called_as_method(called)
+        at = f" (position {at})" if at else ""
+        raise TypeError(f"{op}(): argument 'dim'{at} must be tuple of ints, not NoneType")
     if x.ndim and x.size and not keepdim:
         ones = ", ".join(["1"] * x.ndim)
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")

@@ -28,6 +28,7 @@ from minitorch._ops._parser_errors import (
     extra_positional_error,
     overload_error,
     parsed_error,
+    positional_count,
 )
 from minitorch._ops.indexing import saved_arg, saved_sizes, saved_watched
 from minitorch._ops.reduction import (
@@ -273,23 +274,29 @@ class Std(Function):
 
 
 def _var_args(op, input, dim, unbiased, keepdim, correction):
+    # (unbiased is _MISSING where not given: a None given is refused below, as torch's
+    # overloads take a bool only: var(x, 0, None))
     if keepdim is _MISSING:
         keepdim = False
-    elif isinstance(dim, bool) or (unbiased is not None and dim is _MISSING):
+    elif isinstance(dim, bool) or (unbiased is not _MISSING and dim is _MISSING):
         # std(x, unbiased=False, keepdim=True): the unbiased-only form takes no keepdim, the one
         # with keepdim wants a dim
         raise _var_error(op, input, None if dim is _MISSING else dim, unbiased, keepdim, correction)
-    if dim is _MISSING:
-        dim = None
-    if isinstance(dim, bool):  # std(input, unbiased)
-        dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
+    if isinstance(dim, bool):  # std(input, unbiased): no dim given
+        if unbiased is not _MISSING:  # var(x, True, 1): no overload takes a bool dim
+            raise _var_error(op, input, dim, unbiased, keepdim, correction)
+        dim, unbiased = _MISSING, dim
+    if unbiased is not _MISSING and correction is not None:
         # torch has no signature taking both: its parser's message
         raise _var_error(op, input, dim, unbiased, keepdim, correction)
-    if (unbiased is not None and unbiased.__class__ is not bool) or keepdim.__class__ is not bool:
+    if (unbiased is not _MISSING and unbiased.__class__ is not bool) or (
+        keepdim.__class__ is not bool
+    ):
         # var(x, 0, 0): torch takes no int for unbiased (nor keepdim), where Python's bool
         # test would read it as one
         raise _var_error(op, input, dim, unbiased, keepdim, correction)
+    if dim is _MISSING:
+        dim = None
     try:
         floating = input.dtype.is_floating_point
     except AttributeError:  # torch.std(list_of_predictions, 0): the forgotten stack
@@ -329,12 +336,16 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
 
 
 def _var_error(op, input, dim, unbiased, keepdim, correction) -> TypeError:
+    """parsed_error for var's arguments; dim or unbiased _MISSING where not given (a bool dim
+    is std(input, unbiased))."""
+    unbiased = None if unbiased is _MISSING else unbiased  # (None: not given, for parsed_error)
     named = (("input", input), ("dim", dim), ("unbiased", unbiased), ("keepdim", keepdim))
+    named = [(n, v) for n, v in named if v is not _MISSING]
     return parsed_error(op, (*named, ("correction", correction)))
 
 
 def var(
-    input=REQUIRED, dim=_MISSING, unbiased=None, keepdim=_MISSING, *extra, correction=None,
+    input=REQUIRED, dim=_MISSING, unbiased=_MISSING, keepdim=_MISSING, *extra, correction=None,
     out=None,
 ):  # fmt: skip
     """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
@@ -350,7 +361,7 @@ def var(
 
 
 def std(
-    input=REQUIRED, dim=_MISSING, unbiased=None, keepdim=_MISSING, *extra, correction=None,
+    input=REQUIRED, dim=_MISSING, unbiased=_MISSING, keepdim=_MISSING, *extra, correction=None,
     out=None,
 ):  # fmt: skip
     """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
@@ -376,7 +387,7 @@ def _keep_given(result, dim, unbiased, correction):
     if correction is None:
         if isinstance(dim, bool):  # var(x, unbiased)
             correction = int(dim)
-        elif unbiased is not None:
+        elif unbiased.__class__ is bool:  # (not _MISSING: not given)
             correction = int(unbiased)
         elif dim is not _MISSING:
             correction = 1
@@ -393,7 +404,7 @@ def _no_overload(op, input, dim, unbiased, keepdim, correction, unknown):
 
 
 def var_mean(
-    input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, **unknown
+    input, dim=_MISSING, unbiased=_MISSING, keepdim=_MISSING, *, correction=None, **unknown
 ):  # fmt: skip
     """(var, mean) over dims. Mirrors torch.var_mean (which takes no out=, though its docs list
     one: a TypeError there too)."""
@@ -413,7 +424,7 @@ def _mean_dim(dim):
 
 
 def std_mean(
-    input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, **unknown
+    input, dim=_MISSING, unbiased=_MISSING, keepdim=_MISSING, *, correction=None, **unknown
 ):  # fmt: skip
     """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
     if unknown:
@@ -1248,36 +1259,31 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-_QUANTILE_OVERLOADS = tuple(
-    f"Tensor input, {kind} q, int dim = None, bool keepdim = False, *, str interpolation = "
-    '"linear", Tensor out = None'
-    for kind in ("Tensor", "float")
-)
-
-
 def _quantile_overload_error(
     op, input, q, dim, keepdim, interpolation, out, unknown=None, extra=()
 ) -> TypeError:
     """torch's TypeError for quantile arguments none of its overloads take, as the call was
     written (function or method, keywords); an argument left at its default counts as not
-    given. unknown: the keywords quantile has not (NumPy's method="higher"); extra: positional
-    arguments past keepdim (interpolation given by position)."""
+    given unless the call passed it (by keyword or by position). unknown: the keywords quantile
+    has not (NumPy's method="higher"); extra: positional arguments past keepdim (interpolation
+    given by position)."""
     from minitorch._call_site import passed_by_keyword
 
-    def given(name, value, default):
-        return value is not default or passed_by_keyword(name, op)
+    count = positional_count(op) or 0
+
+    def given(name, value, default, position=None):  # (position: None for keyword-only)
+        by_position = position is not None and position < count
+        return value is not default or by_position or passed_by_keyword(name, op)
 
     named = [(n, v) for n, v in (("input", input), ("q", q)) if v is not REQUIRED]
-    named += [("dim", dim)] if extra or given("dim", dim, None) else []
-    named += [("keepdim", keepdim)] if extra or given("keepdim", keepdim, False) else []
+    named += [("dim", dim)] if extra or given("dim", dim, None, 2) else []
+    named += [("keepdim", keepdim)] if extra or given("keepdim", keepdim, False, 3) else []
     named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (names no call passes by keyword)
     interpolated = interpolation != "linear" or passed_by_keyword("interpolation", op)
     named += [("interpolation", interpolation)] if interpolated else []
     named += [("out", out)] if given("out", out, None) else []
     named += list((unknown or {}).items())
-    method_forms = [f.replace("Tensor input, ", "").replace(", Tensor out = None", "")
-                    for f in _QUANTILE_OVERLOADS]  # fmt: skip
-    return overload_error(op, _QUANTILE_OVERLOADS, method_forms, named, unknown=unknown or ())
+    return overload_error(op, *OVERLOADS["quantile"], named, unknown=unknown or ())
 
 
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):

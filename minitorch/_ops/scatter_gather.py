@@ -330,7 +330,7 @@ def scatter(
     """
     named = (("input", input), ("dim", dim), ("index", index), ("src", src))
     named += (("value", value), ("reduce", reduce), ("out", out))
-    if src is not None and src.__class__ is not Tensor:
+    if src is not None and (src.__class__ is not Tensor or value is not None):
         _src_number_by_keyword(src, "scatter", named)
     try:
         result = _scatter(input, dim, index, src, value, reduce)
@@ -343,13 +343,14 @@ def scatter(
 
 def _src_number_by_keyword(src, op: str, named) -> None:
     """torch's TypeError for a number passed as src= (only value= or a positional number takes
-    one): the keyword fits no overload."""
-    if not isinstance(src, Tensor):
-        from minitorch._call_site import passed_by_keyword
-        from minitorch._ops._parser_errors import parsed_error
+    one), or a src beside value= (x.scatter(1, i, 1.5, value=1.5)): the call fits no overload."""
+    from minitorch._call_site import passed_by_keyword
+    from minitorch._ops._parser_errors import parsed_error
 
-        if passed_by_keyword("src", op):
-            raise parsed_error(op, named)
+    if dict(named)["value"] is not None:
+        raise parsed_error(op, named)
+    if not isinstance(src, Tensor) and passed_by_keyword("src", op):
+        raise parsed_error(op, named)
 
 
 def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
@@ -397,7 +398,7 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
     """In-place scatter. Mirrors torch.Tensor.scatter_."""
     named = (("input", input), ("dim", dim), ("index", index), ("src", src))
     named += (("value", value), ("reduce", reduce))
-    if src is not None and src.__class__ is not Tensor:
+    if src is not None and (src.__class__ is not Tensor or value is not None):
         _src_number_by_keyword(src, "scatter_", named)
     others = (src,) if isinstance(src, Tensor) else ()
     try:

@@ -34,6 +34,7 @@ from minitorch._ops.inplace import (
     _short,
     apply_inplace,
     check_partial_overlap,
+    expanded_write,
     has_overlap,
     warn_expanded,
     with_out,
@@ -690,7 +691,8 @@ def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
     """In-place masked_fill. Mirrors torch.Tensor.masked_fill_."""
     value = _read_value_first(input, value)
     others = (value,) if isinstance(value, Tensor) else ()
-    if has_overlap(input) and not (
+    overlap = has_overlap(input)
+    if overlap and not (
         state.enabled and (input._requires_grad or getattr(value, "_requires_grad", False))
     ):  # an expanded mask (HF-style attention masks): torch warns and writes the masked elements
         warn_expanded("masked_fill_", "tensor[mask] = scalar")
@@ -709,7 +711,10 @@ def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
         )._data
         input._vc[0] += 1
         return input
-    return apply_inplace(input, lambda s: _masked_fill(s, mask, value), "masked_fill_", others)
+    checked = overlap and expanded_write(input, "masked_fill_", others)
+    return apply_inplace(
+        input, lambda s: _masked_fill(s, mask, value), "masked_fill_", others, checked
+    )
 
 
 def _broadcast_pair(input: Tensor, mask: Tensor, op: str):

@@ -184,12 +184,16 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         if hasattr(tensor, "split"):
             return tensor.split(split_size_or_sections, dim)
         raise
-    except TypeError:  # a dim of no int type: torch's Python passes it on positionally
+    except TypeError:  # a dim of no int type: torch's Python split passes it on positionally,
+        # to split for an int size, else to split_with_sizes
         from minitorch._ops._parser_errors import invalid_arguments
 
-        forms = ("Tensor input, int split_size, int dim = 0",
-                 "Tensor input, tuple of ints split_size, int dim = 0")  # fmt: skip
-        raise invalid_arguments("split", forms, (tensor, split_size_or_sections, dim), {}) from None
+        op, forms = "split", ("Tensor input, int split_size, int dim = 0",
+                              "Tensor input, tuple of ints split_size, int dim = 0")  # fmt: skip
+        if not isinstance(split_size_or_sections, int):
+            op = "split_with_sizes"
+            forms = ("Tensor input, tuple of ints split_sizes, int dim = 0",)
+        raise invalid_arguments(op, forms, (tensor, split_size_or_sections, dim), {}) from None
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = split_size_or_sections
@@ -238,6 +242,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     """Pieces of the listed sizes, as views. Mirrors torch.split_with_sizes."""
+    if split_sizes.__class__ is not list and (  # (a list: the common call, unchecked)
+        isinstance(split_sizes, str) or not hasattr(split_sizes, "__iter__")
+    ):
+        raise wrong_type("split_with_sizes", split_sizes, "split_sizes", 2, "tuple of ints")
     return split(input, list(split_sizes), dim)
 
 
@@ -363,9 +371,9 @@ def tensor_split(
         from minitorch._ops._parser_errors import parsed_error, with_extra
 
         named = [("input", input), ("indices_or_sections", indices_or_sections)]
+        named.append(("dim", dim if extra or _dim_given(dim) else None))  # (None: its default)
         named += [("sections", sections), ("indices", indices)]
         named += [("tensor_indices_or_sections", tensor_indices_or_sections)]
-        named.append(("dim", dim if extra or _dim_given(dim) else None))  # (None: its default)
         raise parsed_error("tensor_split", with_extra(named, extra)) from None
     if input._data.ndim == 0:
         raise RuntimeError(

@@ -164,18 +164,20 @@ def _index_array(ref: Tensor, values):
     return xp.asarray(values, dtype=xp.int64)
 
 
-def _repeat_interleave_error(input, repeats, dim, output_size) -> TypeError:
-    from minitorch._ops._parser_errors import parsed_error
+def _repeat_interleave_error(input, repeats, dim, output_size, extra=()) -> TypeError:
+    from minitorch._ops._parser_errors import parsed_error, with_extra
 
-    named = (("input", input), ("repeats", repeats), ("dim", dim))
+    named = with_extra([("input", input), ("repeats", repeats), ("dim", dim)], extra)
     return parsed_error("repeat_interleave", (*named, ("output_size", output_size)))
 
 
-def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -> Tensor:
+def repeat_interleave(input=None, repeats=None, dim=None, *extra, output_size=None) -> Tensor:
     """Repeats each element (or slice along dim) `repeats` times. Mirrors torch.repeat_interleave.
 
     A tensor of repeats is read on the host (the output's shape depends on it), as in torch.
     """
+    if extra:  # (x, 2, 0, 5): no overload takes a fourth positional argument
+        raise _repeat_interleave_error(input, repeats, dim, output_size, extra)
     if input is None and isinstance(repeats, Tensor):  # the one-tensor form by keyword
         input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(repeats): the indices repeated
@@ -201,6 +203,8 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         return _make(idx, reps._device, False, None)
     try:
         if not isinstance(repeats, Tensor) and not is_index(repeats):  # a float count, a str
+            raise TypeError
+        if output_size is not None and not is_index(output_size):
             raise TypeError
         if dim is None:
             input = flatten(input)  # (not rebound when it raises: the error shows the input)

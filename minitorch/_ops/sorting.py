@@ -164,8 +164,8 @@ def _stable_argsort(x, dim: int, descending: bool, xp):
         return stable_argsort(xp, x, dim)
     # Sorting the reversed array stably and reversing the result keeps ties in input order.
     n = x.shape[dim]
-    rev = xp.flip(x, axis=dim)
-    idx = xp.flip(stable_argsort(xp, rev, dim), axis=dim)
+    flip = (slice(None),) * dim + (slice(None, None, -1),)  # (xp.flip's view, without its cost)
+    idx = stable_argsort(xp, x[flip], dim)[flip]
     return (n - 1) - idx
 
 
@@ -391,6 +391,11 @@ def _topk_candidates(xp, row, k: int, largest: bool):
     return cand if cand.shape[0] <= n // 2 else None
 
 
+# Up to this many elements topk sorts them all (as for 4k > n): _topk_index's passes cost more
+# than the sort there (topk(k=3) of 16x16 float32: 70 us by them, 7 us by the sort)
+_TOPK_SORT_MAX = 1024
+
+
 def _topk_index(xp, x, dim: int, k: int, largest: bool):
     """The first k indices along dim of _stable_argsort(x, dim, largest), without sorting all of
     x (a host kernel, as rank_index; topk(k=10) of 100000 float32: 10 ms by the full sort, about
@@ -483,16 +488,26 @@ def topk(
         raise RuntimeError("selected index k out of range")
     if x.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    if x.ndim and 0 < 4 * k <= n and input._device.type == "cpu" and real_kernel(x):
+    if (
+        x.ndim
+        and 0 < 4 * k <= n
+        and (k == 1 or x.size > _TOPK_SORT_MAX)
+        and input._device.type == "cpu"
+        and real_kernel(x)
+    ):
         dim = d
         idx = _topk_index(input._device.backend.xp, x, d, k, largest)
+        order = None
     else:
-        dim, idx = _sorted_parts(input, dim, largest, "topk")
-        if x.ndim:
-            idx = _take_along(input._device.backend.xp, idx, dim, 0, k)
+        dim, order = _sorted_parts(input, dim, largest, "topk")
+        idx = _take_along(input._device.backend.xp, order, dim, 0, k) if x.ndim else order
     if x.ndim and k and input._device.type == "cpu" and real_kernel(x):
         xp = input._device.backend.xp
-        if _has_ties(xp, x, dim, k, xp.take_along_axis(x, idx, dim)):
+        if (
+            _has_ties(xp, x, dim, k, xp.take_along_axis(x, idx, dim))
+            if order is None
+            else _sorted_ties(xp, x, dim, k, order)
+        ):
             idx = _ties_as_torch(xp, x, dim, k, largest, sorted, idx)
     values = _gather(TopkValues, input, dim, idx)
     return return_types.topk(_watched_pair(values, _int64(input, idx), given))
@@ -519,6 +534,21 @@ def _has_ties(xp, x, dim: int, k: int, vals) -> bool:
         if nan_kth.any():
             count = xp.where(nan_kth, xp.isnan(x).sum(dim, keepdims=True), count)
     return bool((count > 1).any())
+
+
+def _sorted_ties(xp, x, dim: int, k: int, order) -> bool:
+    """_has_ties from the whole row's stable sort `order` (along dim): equal values sit side by
+    side in it (the NaNs too), so a tie in the top k or a k-th value found again past it is two
+    equal neighbours among the first k + 1 sorted values. One gather and a comparison."""
+    if x.dtype.kind not in "fiu":  # bfloat16 (ml_dtypes)
+        x = x.astype("float32")  # exact
+    lead = (slice(None),) * dim
+    top = xp.take_along_axis(x, order[lead + (slice(0, k + 1),)], dim)
+    a, b = top[lead + (slice(1, None),)], top[lead + (slice(None, -1),)]
+    equal = a == b
+    if x.dtype.kind == "f":
+        equal |= xp.isnan(a) & xp.isnan(b)  # NaNs count as equal here (they sort together)
+    return bool(equal.any())
 
 
 def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):

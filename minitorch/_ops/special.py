@@ -9,6 +9,7 @@ from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
     check_float,
+    check_int,
     index,
     opmath_dtype,
     promote,
@@ -234,7 +235,7 @@ class Logit(Function):
 def logit(input, eps=None, *, out=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given. Mirrors torch.logit."""
     if eps is not None and eps.__class__ is not float:
-        eps = check_float("logit", eps, "eps")  # (keyword form) NOTE [ Number-like arguments ]
+        eps = check_float("logit", eps, "eps", 2)  # NOTE [ Number-like arguments ]
     return _out(Logit.apply(_to_float(input, "logit"), eps=eps), out)
 
 
@@ -462,7 +463,7 @@ class Mvlgamma(Function):
 def mvlgamma(input, p, *, out=None):
     """The multivariate log-gamma of dimension p: sum over j < p of lgamma(input - j/2), plus
     p (p - 1) / 4 log(pi). Mirrors torch.mvlgamma."""
-    p = p if p.__class__ is int else index(p, "mvlgamma", "p")
+    p = p if p.__class__ is int else check_int("mvlgamma", p, "p", 2)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if isinstance(input, Tensor) and input._data.dtype.kind == "b":
@@ -485,6 +486,7 @@ def mvlgamma_(self, p):
     """In-place mvlgamma. Mirrors torch.Tensor.mvlgamma_."""
     from minitorch._ops.inplace import apply_inplace
 
+    p = p if p.__class__ is int else check_int("mvlgamma_", p, "p", 2)
     if isinstance(self, Tensor) and not self.dtype.is_floating_point:
         # torch's in-place kernel words its refusals of an integer or bool self so
         if self.dtype is _dtype.bool:
@@ -524,7 +526,7 @@ def polygamma_(self, n):
 def logit_(input, eps=None):
     """In-place logit. Mirrors torch.Tensor.logit_."""
     if eps is not None and eps.__class__ is not float:
-        eps = check_float("logit_", eps, "eps")
+        eps = check_float("logit_", eps, "eps", 2)
     from minitorch._ops.inplace import apply_inplace
 
     return apply_inplace(input, lambda s: logit(s, eps), "logit_")

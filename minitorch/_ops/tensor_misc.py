@@ -9,17 +9,20 @@ import numbers
 import operator
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
 from minitorch._backend import strided_view
 from minitorch._ops._common import (
     check_int,
     check_tensor_list,
     check_tensors,
     index,
+    int_list,
+    ints,
     is_index,
     not_tensor_element,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
@@ -45,8 +48,8 @@ class layout:
     __module__ = "minitorch"  # See NOTE [ Public module of core classes ] in minitorch/_dtype.py
     __slots__ = ("_name",)
 
-    def __init__(self, name: str):
-        self._name = name
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'torch.layout' instances")
 
     def __repr__(self):
         return f"torch.{self._name}"
@@ -55,7 +58,8 @@ class layout:
         return "strided"  # the module attribute: unpickles to the same object
 
 
-strided = layout("strided")
+strided = object.__new__(layout)
+strided._name = "strided"
 
 
 # --- tensor-kind queries ---
@@ -262,6 +266,8 @@ def unsafe_chunk(input, chunks, dim=0) -> tuple:
     """chunk without view tracking in torch; here chunk, with torch's node name. Mirrors
     torch.unsafe_chunk."""
     check_tensors("unsafe_chunk", ("input", input))
+    if chunks.__class__ is not int:  # (named as unsafe_chunk, before chunk's checks)
+        chunks = check_int("unsafe_chunk", chunks, "chunks", 2)
     from minitorch._ops.shape_join import chunk
 
     outs = chunk(input, chunks, dim)
@@ -273,6 +279,10 @@ def unsafe_chunk(input, chunks, dim=0) -> tuple:
 def unsafe_split(input, split_size, dim=0) -> tuple:
     """The same as split here. Mirrors torch.unsafe_split."""
     check_tensors("unsafe_split", ("input", input))
+    # (named as unsafe_split; a list of sizes is taken, as split takes it, where torch's
+    # unsafe_split refuses one)
+    if split_size.__class__ is not int and not isinstance(split_size, (list, tuple)):
+        split_size = check_int("unsafe_split", split_size, "split_size", 2)
     from minitorch._ops.shape_join import split
 
     name = "UnsafeSplitWithSizesBackward0" if isinstance(split_size, (list, tuple)) else None
@@ -282,6 +292,11 @@ def unsafe_split(input, split_size, dim=0) -> tuple:
 def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:
     """The same as split_with_sizes here. Mirrors torch.unsafe_split_with_sizes."""
     from minitorch._ops.shape_join import split_with_sizes
+
+    if split_sizes.__class__ is not list and (
+        isinstance(split_sizes, str) or not hasattr(split_sizes, "__iter__")
+    ):
+        raise wrong_type("unsafe_split_with_sizes", split_sizes, "split_sizes", 2, "tuple of ints")
 
     return _unsafe(split_with_sizes(input, split_sizes, dim), "UnsafeSplitWithSizesBackward0")
 
@@ -306,11 +321,19 @@ def _unsafe(outs: tuple, name: str) -> tuple:
 def sum_to_size(self, *size) -> Tensor:
     """self summed down to `size`, which must expand to self's shape. Mirrors
     torch.Tensor.sum_to_size."""
+    given, spread = size, True  # (as the call gave it, for torch's TypeErrors)
     if len(size) == 1 and not isinstance(size[0], int):
+        if isinstance(size[0], str) or not hasattr(size[0], "__iter__"):
+            raise wrong_type("sum_to_size", size[0], "size", 1, "tuple of ints")
+        given, spread = size[0], False
         size = tuple(size[0])
     shape = tuple(self.shape)
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:], strict=True)):
+        if not all(s.__class__ is int for s in size):  # (torch's parser refuses them first)
+            if spread and not is_index(size[0]):  # (no int first: torch reads no int...)
+                raise too_many_positional("sum_to_size", len(size), 1)
+            size = int_list(given, "sum_to_size", "size", 1)
         have = ", ".join(str(s) for s in size)
         want = ", ".join(str(n) for n in shape)
         raise RuntimeError(f"size {{[{have}]}} is not expandable to size {{[{want}]}}.")
@@ -359,9 +382,9 @@ def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
 
 
 def empty_strided(
-    size,
-    stride,
-    *,
+    size=REQUIRED,
+    stride=REQUIRED,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -375,14 +398,19 @@ def empty_strided(
         _dtype_arg,
         _require_grad,
         _shape_seq,
+        check_layout,
         empty,
     )
 
+    if extra or size is REQUIRED or stride is REQUIRED:
+        raise arity_error("empty_strided", extra, 2, size=size, stride=stride)
     dtype = _dtype_arg(dtype, None, "empty_strided")
+    if layout is not None:
+        check_layout(layout, "empty_strided")
     if pin_memory is not False:
         _check_pin_memory(pin_memory)
     # torch's size check: "Trying to create tensor with negative dimension -3: [2, -3]"
-    size, stride = _shape_seq(size, "empty_strided", 1), tuple(stride)
+    size, stride = _shape_seq(size, "empty_strided", 1), ints(stride, "empty_strided", "stride", 2)
     if len(size) != len(stride):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
@@ -421,8 +449,10 @@ def new_empty_strided(
 ) -> Tensor:
     """empty_strided with self's dtype and device by default.
     Mirrors torch.Tensor.new_empty_strided."""
-    from minitorch._factories import _dtype_arg
+    from minitorch._factories import _dtype_arg, check_layout
 
+    if layout is not None:
+        check_layout(layout, "new_empty_strided", dtype)
     return empty_strided(
         size,
         stride,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, _memory_format
+from minitorch._arg_errors import REQUIRED
 from minitorch._ops._common import (
     arg_types,
     check_int,
@@ -13,7 +14,7 @@ from minitorch._ops._common import (
     index,
     is_index,
     no_overload,
-    type_name,
+    not_tensor,
     wrap_dim,
     wrong_type,
 )
@@ -66,9 +67,7 @@ def _write(result, out, op=None):
 
 def _scatter_into(input, src, view_of, op):
     if not isinstance(src, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'src' (position 2) must be Tensor, not {type_name(src)}"
-        )
+        raise not_tensor(op, src, "src", 2)  # (position 1 of the method, none by keyword)
     out = _clone_preserving_strides(input)
     view = view_of(out)
     if tuple(view.shape) != tuple(src.shape):
@@ -114,9 +113,12 @@ def select_scatter(input, src, dim, index):
     return name_node(r, "SelectScatterBackward0")
 
 
-def _slice_step(step):
-    # torch's slice op refuses these itself (x[::0] is Python's ValueError, before any op)
-    if step is not None and step <= 0:
+def _slice_step(step, op, pos):
+    # an int (None too is refused: only start and end are optional), positive: torch's slice op
+    # refuses the rest itself (x[::0] is Python's ValueError, before any op)
+    if step.__class__ is not int:
+        step = check_int(op, step, "step", pos)
+    if step <= 0:
         raise RuntimeError("slice step must be positive")
     return step
 
@@ -124,20 +126,20 @@ def _slice_step(step):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """input with src written into input[start:end:step] along dim. Mirrors
     torch.slice_scatter."""
-    d = wrap_dim(dim, input.ndim, "slice_scatter")
-    key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
+    d = wrap_dim(dim, input.ndim, "slice_scatter", "dim", 3)
+    key = (slice(None),) * d + (slice(start, end, _slice_step(step, "slice_scatter", 6)),)
     r = _scatter_into(input, src, lambda t: t[key], "slice_scatter")
     return _write(name_node(r, "SliceScatterBackward0"), out, "aten::slice_scatter")
 
 
-def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+def diagonal_scatter(input, src=REQUIRED, offset=0, dim1=0, dim2=1):
     """input with src written on its diagonal. Mirrors torch.diagonal_scatter (which, unlike
     slice_scatter, takes no out=, as select_scatter and as_strided_scatter)."""
     r = _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
     return name_node(r, "DiagonalScatterBackward0")
 
 
-def as_strided_scatter(input, src, size, stride, storage_offset=None):
+def as_strided_scatter(input, src=REQUIRED, size=REQUIRED, stride=REQUIRED, storage_offset=None):
     """input with src written into its as_strided(size, stride, storage_offset) view. Mirrors
     torch.as_strided_scatter. Differences from torch: the strides index input's values in
     row-major order (torch: input's own memory layout, the same for a contiguous input)."""
@@ -460,8 +462,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
         step = check_int("slice_copy", step, "step", 5)
     if input.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, input.ndim, "slice_copy")
-    key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
+    d = wrap_dim(dim, input.ndim, "slice_copy", "dim", 2)
+    key = (slice(None),) * d + (slice(start, end, _slice_step(step, "slice_copy", 5)),)
     # named SliceBackward0_copy even when the slice is all of dim (indexing then gives an alias)
     return _write(_copy(input[key], input, "SliceBackward0_copy"), out, "aten::slice_copy")
 

@@ -16,6 +16,7 @@ from minitorch.autograd.function import (
     _Kept,
     _next_prio,
     _raise_modified,
+    install_saved_attrs,
     refuse_inference_save,
 )
 from minitorch.autograd.grad_mode import state
@@ -109,6 +110,7 @@ def show_saved(name: str, attrs: dict) -> None:
     fn = _SHOWN[name] = type("_Composite", (_Composite,), {"_saved_attrs": attrs})
     if name in _CLASSES:
         _CLASSES[name]._fn = fn
+        install_saved_attrs(_CLASSES[name])
 
 
 def _node_class(name: str):
@@ -121,6 +123,7 @@ def _node_class(name: str):
             "saved_tensors": HIDDEN_SAVED_TENSORS,
         }
         cls = _CLASSES[name] = type(name, (Node,), attrs)
+        install_saved_attrs(cls)
     return cls
 
 

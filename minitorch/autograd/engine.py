@@ -117,8 +117,9 @@ def _plain_grad(g: Tensor) -> Tensor:
 
 def _edge_root_grad(edge, grad_outputs, i):
     """The gradient given for a GradientEdge output, checked against the output's shape and
-    dtype where the graph knows them (a leaf's accumulator, a multi-output node); a node with
-    one output keeps no record of it, so there the gradient must be given and is taken as is."""
+    dtype where the graph knows them (a leaf's accumulator, a multi-output node, a custom
+    Function's); a built-in op's node with one output keeps no record of it, so there the
+    gradient must be given and is taken as is."""
     node, nr = edge
     g = grad_outputs[i] if i < len(grad_outputs) else None
     if isinstance(node, AccumulateGrad):
@@ -237,8 +238,9 @@ def grad(
 ):
     """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch.
 
-    Differences from torch: a GradientEdge output of a one-output node needs its gradient in
-    grad_outputs even when that output is a scalar (the node does not record its shape)."""
+    Differences from torch: a GradientEdge output of a built-in op's one-output node needs its
+    gradient in grad_outputs even when that output is a scalar (the node does not record its
+    shape)."""
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "
@@ -536,7 +538,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                     tried = True
                 grads = [grads]
             hooked = False
-            if grads is not None and targets is not None:
+            if targets is not None:
+                if grads is None:  # NOTE [ Nodes no gradient reached ]
+                    grads = [None] * node._n_out
                 # A captured gradient is the one the tensor's hooks return, as in torch; the
                 # node's own pre-hooks run only when the node does (see _executable).
                 if node._pre_hooks is not None or node._retains is not None:
@@ -560,10 +564,14 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                         g = _make(g, leaf._device, False, None)
                     grads = None  # drop our other reference: NOTE [ Stealing gradients ]
                     _accumulate(node, g, create_graph, leaf)
+                elif targets is None:
+                    _undefined_leaf(node, True)  # NOTE [ Nodes no gradient reached ]
                 continue
-            if grads is None or (run is not None and node not in run):
+            if run is not None and node not in run:
                 _skip(node, deps, ready)
                 continue
+            if grads is None:  # NOTE [ Nodes no gradient reached ]
+                grads = [None] * node._n_out
             if data:
                 grads = _as_tensors(node, grads)
             _run_node(node, grads, deps, ready, buffers, hooked, tried)
@@ -680,18 +688,30 @@ def _collect(node, grads, targets, capture, create_graph):
     """The gradient reaching an explicit input: captured (grad) or accumulated (backward)."""
     for nr, g in enumerate(grads):
         key = (node, nr)
-        if g is None or key not in targets:
+        if key not in targets:
             continue
-        if capture is not None:
+        if capture is None:
             if isinstance(node, AccumulateGrad):
-                leaf = node._variable()
-                if leaf is not None and leaf._hooks is not None:
-                    g = _leaf_hooks(leaf, g)
-            capture[key] = g if capture[key] is None else capture[key] + g
-        elif isinstance(node, AccumulateGrad):
-            grads[nr] = None
-            _accumulate(node, g, create_graph)
-        # (a non-leaf input of backward() got its .grad from the retain_grad backward() set)
+                grads[nr] = None
+                if node.__class__ is not AccumulateGrad:  # a hooked one runs as torch's does:
+                    _accumulate_hooked(node, g, create_graph)  # its node hooks too
+                    if node._hooks is not None:
+                        _post_hooks(node, (), (g,))
+                elif g is not None:
+                    _accumulate(node, g, create_graph)
+                else:
+                    _undefined_leaf(node, True)  # NOTE [ Nodes no gradient reached ]
+            # (a non-leaf input of backward() got its .grad from the retain_grad backward() set)
+            continue
+        if g is None:  # NOTE [ Nodes no gradient reached ]
+            if isinstance(node, AccumulateGrad):
+                _undefined_leaf(node, False)
+            continue
+        if isinstance(node, AccumulateGrad):
+            leaf = node._variable()
+            if leaf is not None and leaf._hooks is not None:
+                g = _leaf_hooks(leaf, g)
+        capture[key] = g if capture[key] is None else capture[key] + g
 
 
 def push_ready(ready, node):
@@ -721,13 +741,15 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         grads = _pre_hooks(node, grads)
     if len(grads) == 1:
         if grads[0] is None:
-            _skip(node, deps, ready)
-            return
+            grads = _undefined(node, grads, deps, ready)
+            if grads is None:
+                return
     elif any(g is None for g in grads):
         if all(g is None for g in grads):
-            _skip(node, deps, ready)
-            return
-        if node._materialize:
+            grads = _undefined(node, grads, deps, ready)
+            if grads is None:
+                return
+        elif node._materialize:
             grads = _materialize(node, grads)
     if state.anomaly:
         from minitorch.autograd.anomaly_mode import run_backward_checked
@@ -773,6 +795,49 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         deps[child] = left
         if left == 0:
             _heappush(ready, (child._prio, child))  # push_ready, inlined
+
+
+# NOTE [ Nodes no gradient reached ]
+# A node reached by the walk whose outputs got no gradient (every consumer's backward returned
+# None for them: a custom Function's, or a path that is not differentiable) still runs in
+# torch's engine, on undefined gradients: its outputs' tensor hooks and its pre-hooks see None,
+# a custom Function's backward runs on zeros (on None after ctx.set_materialize_grads(False)),
+# and what it returns flows on (a leaf behind it gets zeros, not None); a built-in op unpacks
+# what it saved (unpack hooks run; a tensor modified in place, or freed, raises) and passes
+# None on, its post hooks seeing None, and its saved tensors are freed; a leaf's tensor hooks
+# see None (and may not return a gradient) and its post-accumulate hooks run on .grad as it is.
+# The walk does the same on its rare path: a node whose buffer is empty is run with a None per
+# output (_run_node hands it to _undefined), a plain accumulator calls _undefined_leaf. A
+# retained grad stays None, as in torch. The common node, with a gradient, pays no test.
+
+
+def _undefined(node, grads, deps, ready):
+    """The gradients a node with none at all runs its backward on (NOTE [ Nodes no gradient
+    reached ]): a custom Function's zeros (or its Nones), a hooked accumulator's None; None when
+    the node is done (a built-in op passes None on, its post hooks seeing it)."""
+    fn = node._fn
+    if not fn._builtin:
+        return _materialize(node, grads) if node._materialize else grads
+    if isinstance(node, AccumulateGrad):  # its backward is _accumulate_hooked, which takes None
+        return grads
+    node._stored_tensors  # noqa: B018 - torch's nodes unpack what they saved (hooks, checks)
+    if node._hooks is not None:
+        _post_hooks(node, (None,) * len(node._next), grads)
+    _skip(node, deps, ready)
+    return None
+
+
+def _undefined_leaf(acc, accumulate: bool) -> None:
+    """A leaf's accumulator that no gradient reached (NOTE [ Nodes no gradient reached ]): the
+    leaf's tensor hooks see None; where it would accumulate, its post-accumulate hooks run."""
+    leaf = acc._variable()
+    if leaf is None:
+        return
+    if leaf._hooks is not None:
+        _leaf_hooks(leaf, None)
+    post = leaf.__dict__.get("_post_acc_hooks") if accumulate else None
+    if post:
+        _post_accumulate_hooks(leaf, post)
 
 
 def _check_custom_grads(node, grad_inputs) -> tuple:
@@ -1071,9 +1136,10 @@ def _pre_hooks(node, grads, node_hooks=True):
                 continue
             for hook in list(hooks.values()):
                 if grads[nr] is None:
-                    # torch calls the hooks of a running node's unused outputs with None
-                    if node_hooks and hook(None) is not None:
-                        raise RuntimeError("can't replace a None gradient with a non-None value")
+                    # torch calls the hooks of a node's unused outputs with None (a node
+                    # autograd.grad only reads from too)
+                    if hook(None) is not None:
+                        raise RuntimeError(_NONE_REPLACED)
                     continue
                 res = hook(grads[nr])
                 if res is not None:
@@ -1119,7 +1185,12 @@ def _hook_name(hook) -> str:
     return name if isinstance(name, str) else "<unknown>"
 
 
+_NONE_REPLACED = "can't replace a None gradient with a non-None value"
+
+
 def _check_hook_result(hook, old: Tensor, new) -> None:
+    if old is None:  # torch's rule: a hook may drop a gradient, not make one up
+        raise RuntimeError(_NONE_REPLACED)
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new._data.dtype != old._data.dtype or new._device is not old._device:
@@ -1142,7 +1213,7 @@ def _check_hook_results(hook, old, new) -> tuple:
     for o, n in zip(old, new, strict=True):
         if o is None:
             if n is not None:  # torch's rule: a hook may drop a gradient, not make one up
-                raise RuntimeError("can't replace a None gradient with a non-None value")
+                raise RuntimeError(_NONE_REPLACED)
         elif n is not None:
             _check_hook_result(hook, o, n)
     return new

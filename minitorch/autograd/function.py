@@ -96,6 +96,8 @@ class Node:
     _retains = None
     _hooks = None
     _hooked = False  # whether any of the three above was ever set (one test for the engine)
+    _held_weakly = False  # a view's node an in-place op's saved result names (NOTE [ Saved
+    # result of an in-place op on a view ] in minitorch/_ops/inplace.py)
     _shown = None  # the positions of the edges next_functions lists; None: all
     _watched = ()  # index tensors its backward reads (NOTE [ Watched index tensors ])
     requires_grad = True  # torch's Node.requires_grad: a node in a graph always does
@@ -145,47 +147,12 @@ class Node:
         res = tuple(res[i] if i < len(res) else None for i in shown)  # next_functions' edges
         return res[0] if len(res) == 1 else res
 
-    def __getattr__(self, name):
-        # Only for attributes not found: torch's grad_fn._saved_self / _saved_other /
-        # _saved_result / _saved_exponent ("Autograd mechanics"), for the ops whose Function
-        # names what it saves (_saved_names, in save_for_backward's order; _saved_attrs: ctx
-        # attributes such as pow's exponent, or functions of the node)
-        if name.startswith("_raw_saved_"):  # torch's SavedTensor of _saved_<name>
-            names = getattr(type(self)._fn, "_saved_names", ())
-            if name[11:] in names and _saved_shown(self, name[11:]):
-                from minitorch.autograd.graph import SavedTensor
-
-                raw = self.__dict__.setdefault("_raw_saved", {})
-                key = names.index(name[11:])
-                if key not in raw:
-                    raw[key] = SavedTensor(self, key)
-                return raw[key]
-        if name.startswith("_saved_") and _saved_shown(self, name[7:]):
-            fn = type(self)._fn
-            key = name[7:]
-            attr = getattr(fn, "_saved_attrs", {}).get(key)
-            if attr is not None:  # a ctx attribute's name, or a function of the node (first:
-                # it may answer for a saved tensor, as product_attrs' for one not saved)
-                return attr(self) if callable(attr) else self.__dict__[attr]
-            names = getattr(fn, "_saved_names", ())
-            if key in names:
-                value = self._stored_tensors[names.index(key)]
-                if isinstance(value, (bool, int, float)):  # torch saves x * 2's 2 as a tensor
-                    import minitorch
-
-                    dt = minitorch.float64 if isinstance(value, float) else None
-                    return minitorch.tensor(value, dtype=dt)
-                return value
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def __dir__(self):
-        # lists the _saved_<name> / _raw_saved_<name> attributes __getattr__ answers, as dir()
-        # lists torch's (graph drawers such as torchviz's make_dot(show_saved=True) find them so)
-        fn = type(self)._fn
-        names = [n for n in getattr(fn, "_saved_names", ()) if _saved_shown(self, n)]
-        attrs = [n for n in getattr(fn, "_saved_attrs", {}) if _saved_shown(self, n)]
-        extra = [f"_saved_{n}" for n in (*names, *attrs)]
-        return sorted({*super().__dir__(), *extra, *(f"_raw_saved_{n}" for n in names)})
+        # the class's _saved_<name> / _raw_saved_<name> descriptors, less those this node does
+        # not answer (NOTE [ Saved values as attributes ])
+        keys = [n for n in _saved_keys(type(self)._fn) if not _saved_shown(self, n)]
+        hidden = {f"_saved_{n}" for n in keys} | {f"_raw_saved_{n}" for n in keys}
+        return sorted(n for n in super().__dir__() if n not in hidden)
 
     # --- the ctx API (torch.autograd.function.FunctionCtx) ---
 
@@ -276,10 +243,14 @@ class Node:
             _raise_modified(self, kind, obj, vc[0], version, nr)
         if kind == "view_out":  # NOTE [ Saved result of an in-place op on a view ]
             data, ref = obj
-            view = ref()
-            if view is not None or array:
-                return data if array else view
-            obj, kind = data, "out"  # the view is gone: as torch, this node's own output
+            fn = ref()
+            if array:
+                return data
+            if fn is not None:
+                t = _make(data, self._out_device, True, fn, 0)
+                t._vc = vc
+                return t
+            obj, kind = data, "out"  # the view's node is gone: as torch, this node's output
         if kind == "out":
             if array:
                 return obj
@@ -557,6 +528,77 @@ def saved_dim(node) -> int:
     return saved_uint64(node.__dict__.get("saved_dim", node.dim))
 
 
+# NOTE [ Saved values as attributes ]
+# torch's nodes show what they saved as attributes: grad_fn._saved_self, _saved_other,
+# _saved_result, _saved_exponent ("Autograd mechanics"), and _raw_saved_<name> for the
+# SavedTensor of a saved tensor. A Function names them: _saved_names (its saved tensors, in
+# save_for_backward's order) and _saved_attrs (name -> a ctx attribute's name, or a function of
+# the node). Its node class gets one descriptor per name when the class is made (the first time
+# the op runs; set both at import), not a __getattr__ on Node: a class with __getattr__ loses
+# CPython's fast attribute loads, and the engine reads nodes' attributes on every op.
+
+
+def _saved_keys(fn) -> list:
+    """The keys of a Function's grad_fn._saved_<key> attributes (NOTE [ Saved values as
+    attributes ])."""
+    if fn is None:
+        return []
+    return [*getattr(fn, "_saved_names", ()), *getattr(fn, "_saved_attrs", {})]
+
+
+class _SavedAttr:
+    """grad_fn._saved_<key> (raw=False) or grad_fn._raw_saved_<key> (raw=True) of a node class
+    (NOTE [ Saved values as attributes ])."""
+
+    __slots__ = ("key", "raw")
+
+    def __init__(self, key: str, raw: bool):
+        self.key = key
+        self.raw = raw
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        key = self.key
+        if _saved_shown(node, key):
+            fn = type(node)._fn
+            names = getattr(fn, "_saved_names", ())
+            if self.raw:
+                if key in names:  # torch's SavedTensor of _saved_<key>
+                    from minitorch.autograd.graph import SavedTensor
+
+                    raw = node.__dict__.setdefault("_raw_saved", {})
+                    i = names.index(key)
+                    if i not in raw:
+                        raw[i] = SavedTensor(node, i)
+                    return raw[i]
+            else:
+                attr = getattr(fn, "_saved_attrs", {}).get(key)
+                if attr is not None:  # a ctx attribute's name, or a function of the node (first:
+                    # it may answer for a saved tensor, as product_attrs' for one not saved)
+                    return attr(node) if callable(attr) else node.__dict__[attr]
+                if key in names:
+                    value = node._stored_tensors[names.index(key)]
+                    if isinstance(value, (bool, int, float)):  # torch saves x * 2's 2 as a tensor
+                        import minitorch
+
+                        dt = minitorch.float64 if isinstance(value, float) else None
+                        return minitorch.tensor(value, dtype=dt)
+                    return value
+        name = f"_raw_saved_{key}" if self.raw else f"_saved_{key}"
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+
+
+def install_saved_attrs(node_cls) -> None:
+    """Gives node_cls a descriptor for each _saved_<key> and _raw_saved_<key> its Function names
+    (NOTE [ Saved values as attributes ])."""
+    fn = node_cls._fn
+    for key in _saved_keys(fn):
+        setattr(node_cls, f"_saved_{key}", _SavedAttr(key, False))
+        if key in getattr(fn, "_saved_names", ()):
+            setattr(node_cls, f"_raw_saved_{key}", _SavedAttr(key, True))
+
+
 def _saved_shown(node, key: str) -> bool:
     """Whether node answers _saved_<key>: a Function whose nodes take several of torch's names
     (Clamp's ClampMinBackward0 saves no max) lists each name's keys in _saved_shown."""
@@ -587,11 +629,10 @@ def _first_modified(node, entry):
 
 def _raise_modified(node, kind, obj, current, version, nr):
     """torch's error for a saved tensor changed in place since it was saved."""
-    if kind == "view_out":  # the view's node while the view lives, as torch's weak grad_fn
+    if kind == "view_out":  # the view's node while it lives, as torch's weak grad_fn
         obj, ref = obj
-        view = ref()
-        fn = node if view is None else view.grad_fn
-        desc = f", which is output {nr} of {_short_name(fn)},"
+        fn = ref()
+        desc = f", which is output {nr} of {_short_name(node if fn is None else fn)},"
     elif kind == "out":
         desc = f", which is output {nr} of {_short_name(node)},"
     elif getattr(getattr(node, "_fn", None), "_saves_views", False) and obj.grad_fn:
@@ -1098,6 +1139,7 @@ def _node_class(cls):
         attrs["__module__"] = "builtins"  # as torch's C++ node classes (see AccumulateGrad)
         attrs["saved_tensors"] = HIDDEN_SAVED_TENSORS
         cls._backward_cls = type(name, (Node,), attrs)
+        install_saved_attrs(cls._backward_cls)
     else:
         attrs["_forward_cls"] = cls  # torch's name, read by graph walkers
         cls._backward_cls = type(name, (BackwardCFunction,), attrs)
@@ -1339,10 +1381,11 @@ def _apply_user(cls, ctx, device, record, args, out):
     if record:
         ctx._n_out = len(outs)
         ctx._out_device = device
-        if len(outs) > 1:  # for zero-filling the gradients of unused outputs
-            ctx._out_shapes = tuple(
-                (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs
-            )
+        # for zero-filling the gradients of unused outputs, or of all (NOTE [ Nodes no
+        # gradient reached ])
+        ctx._out_shapes = tuple(
+            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs
+        )
     kept = ctx._to_save or () if cls._has_setup_context else ()
     results = []
     diff = []  # per output: whether it is differentiable (has this node as grad_fn)
@@ -1755,6 +1798,11 @@ def _regenerate_view_grad_fn(view: Tensor):
         view._view_version = view._vc[0]
         view.__dict__["_view_lags"] = True  # torch's view would still lag (_views_follow_base)
         return
+    if view._grad_fn is None and not view._requires_grad:
+        # taken under no_grad while its base required no grad (not registered, so it did not
+        # follow when the base gained history: NOTE [ Views and grad mode ]): refused, as torch
+        what = "its base or another view of its base has been modified inplace"
+        raise RuntimeError(no_grad_view_message(True, what, view))
     view._view_version = view._vc[0]
     # The view's history follows its data whatever the current mode: regenerating under no_grad
     # (repr, a .grad_fn look-up) must not leave the old history marked as current.
@@ -1794,11 +1842,17 @@ def _regenerate_view_grad_fn(view: Tensor):
 def _replay_current(view: Tensor) -> Tensor:
     """The view replayed on its base, its chain first made current (NOTE [ Views of a base
     whose shape changed ])."""
+    from minitorch._ops.shape_more import as_strided
+
     base = view._base
-    try:
-        fresh = _replay_view(base, view._view_chain)
-    except (IndexError, ValueError, RuntimeError):
-        fresh = None  # a chain recorded against another shape of the base
+    fresh = None
+    # torch regenerates a view as one as_strided of its base: different from the replay only
+    # for an as_strided of a view (NOTE [ as_strided of a view ])
+    if not _strided_of_view(view):
+        try:
+            fresh = _replay_view(base, view._view_chain)
+        except (IndexError, ValueError, RuntimeError):
+            pass  # a chain recorded against another shape of the base
     d = view._data
     if fresh is not None and _same_memory(fresh._data, d, base._device):
         return fresh
@@ -1816,8 +1870,6 @@ def _replay_current(view: Tensor) -> Tensor:
             f"a view of dtype {view.dtype} of a {base.dtype} base whose shape changed in place "
             "cannot be replayed on it: clone() the view before changing the base's shape"
         )
-    from minitorch._ops.shape_more import as_strided
-
     with no_grad():
         strided = as_strided(base, d.shape, view.stride(), view.storage_offset())
     chain = strided._view_chain
@@ -1825,6 +1877,24 @@ def _replay_current(view: Tensor) -> Tensor:
         chain += (_IN_CUSTOM_FUNCTION,)
     view._view_chain = chain
     return _replay_view(base, chain)
+
+
+# NOTE [ as_strided of a view ]
+# as_strided addresses its input's storage: a[1:].as_strided(...) may reach memory that a[1:] does
+# not cover, whose gradient its backward (AsStridedBackward0 of a[1:], as torch's) drops. Such a
+# view, written in place or regenerated after its base was, is treated as torch treats any view
+# there: as one as_strided of the base (torch's CopySlices sends the gradient of the view's old
+# value straight into the base's memory, and its regenerated view is one as_strided of the base).
+
+
+def _strided_of_view(view: Tensor) -> bool:
+    """Whether view's chain takes an as_strided of a view (NOTE [ as_strided of a view ])."""
+    chain = view._view_chain
+    if len(chain) < 2:
+        return False
+    from minitorch._ops.shape_more import AsStrided
+
+    return any(c[0] is AsStrided for c in chain[1:])
 
 
 def _same_memory(x, y, device) -> bool:
@@ -1963,21 +2033,46 @@ def _rebase_history(t: Tensor, ctx, nr):
 def written_view_history(view: Tensor):
     """(grad_fn, output_nr) an in-place op on `view` records as its input's history. torch
     sends the gradient of a view written in place straight to its base (CopySlices), not
-    through the view's node: so hooks registered on that node (view.register_hook before the
-    write) never run. Where the view's node carries hooks, the history is a fresh replay of
-    the view on its base; elsewhere the view's node itself (no replay, no cost)."""
+    through the view's nodes: so hooks and retained gradients on the nodes between the view and
+    its base (view.register_hook, retain_grad of a view it was taken from) see none of it, and
+    a node an in-place op's saved result names (NOTE [ Saved result of an in-place op on a
+    view ]) is kept alive by the write only until a backward frees the write's node. Where such
+    a node lies on that path, or the view is an as_strided of a view (NOTE [ as_strided of a
+    view ]), the history is a fresh replay of the view on its base (and the view's node is kept
+    by the write's CopySlices: `_written_node`, see copy_slices); elsewhere the view's node
+    itself (no replay, no cost)."""
     if _in_custom_function(view):
         _custom_view_error(view, "is being modified inplace")
     fn = view.grad_fn
-    if fn is None or not fn._hooked:
+    if fn is None:
+        return fn, view._output_nr
+    if len(view._view_chain) == 1:  # (the common case, cheaply: a view of a base)
+        if not (fn._hooked or fn._held_weakly):
+            return fn, view._output_nr
+    elif not (_marked_path(view, fn) or _strided_of_view(view)):
         return fn, view._output_nr
     prev = state.enabled
     state.enabled = True
     try:
-        fresh = _replay_view(view._base, view._view_chain)
+        fresh = _replay_current(view)  # See NOTE [ as_strided of a view ]
     finally:
         state.enabled = prev
+    view.__dict__["_written_node"] = weakref.ref(fn)  # (weakly: the write may yet fail)
     return fresh._grad_fn, fresh._output_nr
+
+
+def _marked_path(view: Tensor, fn) -> bool:
+    """Whether a node on the path from view's node `fn` towards its base carries hooks or a
+    retained gradient or is named by a saved result (one node per step of the view's chain)."""
+    stop = view._base._grad_fn
+    for _ in view._view_chain:
+        if fn is None or fn is stop:
+            return False
+        if fn._hooked or fn._held_weakly:
+            return True
+        edge = fn._next[0] if fn._next else None
+        fn = None if edge is None else edge[0]
+    return False
 
 
 def rebase_view_history(view: Tensor, src: Tensor):
@@ -1994,7 +2089,14 @@ def rebase_view_history(view: Tensor, src: Tensor):
     copy_slices(view, src)
     if base._retains_grad:
         move_retained_grad(base, old)
-    if view._retains_grad and view._view_version != view._vc[0]:
+    fn = view._grad_fn
+    if fn is None:
+        # torch regenerates the view's node now: it is no leaf to the next in-place op
+        # (_check_autograd_rules), though regenerated here on next use too
+        view.__dict__["_rebased"] = True
+    # regenerated now, as torch's, where an in-place op's saved result names its node (NOTE
+    # [ Saved result of an in-place op on a view ]); elsewhere on next use
+    elif (fn._held_weakly or view._retains_grad) and view._view_version != view._vc[0]:
         _regenerate_view_grad_fn(view)
 
 

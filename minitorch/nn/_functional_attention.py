@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _memory_format, _ops
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._factories import ones, zeros, zeros_like
 from minitorch._ops._common import wrong_type
+from minitorch._ops.linalg import _kept
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, show_saved
 from minitorch.autograd.function import scalar_node
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
@@ -51,46 +54,97 @@ def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor, causal_
 # sizes, last dims of stride 1, equal batch sizes, key and value with equal heads that equal
 # the query's (or divide them with enable_gqa), and a mask that is 2-D or 4-D, does not require
 # grad and broadcasts to (batch, heads, L, S) without growing it. minitorch computes both paths
-# the same way and only names the result's node and raises as torch's choice would.
+# the same way and only names the result's node and raises as torch's choice would. With the
+# math kernel switched off, torch warns the first failed check's reason before it raises, in
+# the order dropout, dims, batch, heads, mask, head sizes, stride, dtype (_flash_refusal's).
 
 
-def _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
-    """Whether torch 2.13's CPU backend selection picks its flash kernel; see NOTE [ SDPA
-    flash path ]."""
-    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0:
-        return False
+def _flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """None where torch 2.13's CPU backend selection picks its flash kernel, else a function
+    giving torch's reason for refusing it (its debug warning, "" where it gives none), checked
+    in torch's order; see NOTE [ SDPA flash path ]."""
+    if dropout_p > 0:
+        return lambda: "Both fused kernels do not support non-zero dropout."
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4:
+        return lambda: (
+            "All fused kernels requires query, key and value to be 4 dimensional, but got Query "
+            f"dim: {query.ndim}, Key dim: {key.ndim}, Value dim: {value.ndim} instead."
+        )
     if query.device.type == "meta":  # torch's meta device runs the math path
-        return False
-    if not query.dtype.is_floating_point:
-        return False
+        return str
     (B, H, L, E), (Bk, Hk, S, Ek), (Bv, Hv, Sv, Ev) = query.shape, key.shape, value.shape
-    if 0 in (B, H, L, E, Bk, Hk, S, Ek, Bv, Hv, Sv, Ev):
-        return False
-    if not (E == Ek == Ev and B == Bk == Bv and Hk == Hv and S == Sv):
-        return False
-    if H != Hk and not (enable_gqa and H % Hk == 0):
-        return False
-    if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
-        return False
+    shapes = f"{list(query.shape)}", f"{list(key.shape)}", f"{list(value.shape)}"
+    if not B == Bk == Bv:
+        return lambda: (
+            "For dense inputs, both fused kernels require query, key and value to have the same "
+            f"batch_size. Query.sizes(): {shapes[0]}, Key.sizes(): {shapes[1]}, Value.sizes(): "
+            f"{shapes[2]} instead. To broadcast dense inputs, try using unsqueeze and expand_to "
+            "before passing them into the kernel."
+        )
+    if enable_gqa and Hk != Hv:
+        return lambda: (
+            "Both fused kernels require key and value to have the same num_heads and "
+            f"batch_size but got: Key sizes: {shapes[1]}, Value sizes: {shapes[2]}, Query "
+            f"sizes: {shapes[0]} instead."
+        )
+    if enable_gqa and (Hk == 0 or H % Hk):
+        return lambda: (
+            "The number of heads in key/value must divide number of heads in query.Got input "
+            f"Key sizes(): {Hk}, Value sizes(): {Hv}, Query sizes(): {H} instead."
+        )
+    if not enable_gqa and not H == Hk == Hv:
+        return lambda: (
+            "For dense input, both fused kernels require query, key and value to have the same "
+            f"num_heads. Query.sizes(): {shapes[0]}, Key sizes(): {shapes[1]}, Value sizes(): "
+            f"{shapes[2]} instead. To broadcast dense inputs, try using unsqueeze and expand_to "
+            "before passing them into the kernel."
+        )
     if attn_mask is not None:
-        if attn_mask.ndim not in (2, 4) or attn_mask.requires_grad:
-            return False
+        if attn_mask.requires_grad:
+            return str
         want = (B, H, L, S)[-attn_mask.ndim :]
-        if any(m not in (1, w) for m, w in zip(attn_mask.shape, want, strict=True)):
-            return False
-    return True
+        if attn_mask.ndim not in (2, 4) or any(
+            m not in (1, w) for m, w in zip(attn_mask.shape, want, strict=True)
+        ):
+            return lambda: (
+                "Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x "
+                "{KV_seq_len, 1}); 4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x "
+                "{KV_seq_len, 1})"
+            )
+    if not E == Ek == Ev:
+        return lambda: (
+            "Flash attention requires q,k,v to have the same last dimension. Got "
+            f"Query.size(-1): {E}, Key.size(-1): {Ek}, Value.size(-1): {Ev} instead."
+        )
+    if 0 in (B, H, L, E, Bk, Hk, S, Ek, Bv, Hv, Sv, Ev) or S != Sv:
+        return str
+    strides = query.stride(-1), key.stride(-1), value.stride(-1)
+    if strides != (1, 1, 1):
+        return lambda: (
+            "All fused kernels require the last dimension of the input to have stride 1. Got "
+            f"Query.stride(-1): {strides[0]}, Key.stride(-1): {strides[1]}, Value.stride(-1): "
+            f"{strides[2]}"
+        )
+    if not query.dtype.is_floating_point:
+        names = [_dtype.CPP_NAMES[t.dtype.name] for t in (query, key, value)]
+        return lambda: (
+            "Expected query, key and value to all be of dtype: {Float, Double, BFloat16, "
+            f"Half}}. Got Query dtype: {names[0]}, Key dtype: {names[1]}, and Value dtype: "
+            f"{names[2]} instead."
+        )
+    return None
 
 
 def _runs_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     """Whether the call runs as torch's CPU flash kernel (else as its math path), with the
     kernels sdpa_kernel switched off; see NOTE [ SDPA flash path ]."""
-    flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
+    refusal = _flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa)
     backends = sys.modules.get("minitorch.backends")  # switches off only if it was imported
     if backends is not None:
         sdp = backends._SDP
         if not (sdp["math"] and sdp["flash"]) and query.device.type == "cpu":
-            flash = _cpu_backend_choice(sdp, flash)
-    return flash
+            return _cpu_backend_choice(sdp, refusal)
+    return refusal is None
 
 
 def _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa) -> None:
@@ -109,22 +163,23 @@ def _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa) -> Non
     raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
 
 
-def _cpu_backend_choice(sdp: dict, flash: bool) -> bool:
+def _cpu_backend_choice(sdp: dict, refusal) -> bool:
     """Whether torch's CPU backend selection runs its flash kernel when some kernels are
     switched off (sdpa_kernel, backends.cuda.enable_*_sdp): on the CPU torch has only the math
     and flash kernels, so with both off nothing runs, and with math off the flash kernel must
-    take the call (its conditions: NOTE [ SDPA flash path ])."""
+    take the call (refusal: _flash_refusal's, whose reason torch warns before it raises)."""
     if not sdp["math"]:
         if not sdp["flash"]:
             raise RuntimeError(
                 "No viable backend for scaled_dot_product_attention was found. This is likely "
                 "due to turning off both the math kernel and the fused kernels."
             )
-        if not flash:
-            raise RuntimeError(
-                "scaled_dot_product_attention: No available kernel.  Aborting execution. "
-                "(the math kernel is off and the flash kernel does not take these arguments)"
-            )
+        if refusal is not None:
+            warnings.warn("Flash attention kernel not used because:", stacklevel=4)
+            reason = refusal()
+            if reason:
+                warnings.warn(reason, stacklevel=4)
+            raise RuntimeError("No available kernel.  Aborting execution.")
         return True
     return False  # flash off: the math kernel runs
 
@@ -148,12 +203,13 @@ def _check_args(query, key, value, attn_mask, dropout_p, is_causal, scale, enabl
 
 
 def scaled_dot_product_attention(
-    query: Tensor,
-    key: Tensor,
-    value: Tensor,
+    query: Tensor = REQUIRED,
+    key: Tensor = REQUIRED,
+    value: Tensor = REQUIRED,
     attn_mask=None,
     dropout_p: float = 0.0,
     is_causal: bool = False,
+    *extra,
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Tensor:
@@ -163,6 +219,9 @@ def scaled_dot_product_attention(
 
     Differences from torch: dropout masks come from minitorch's generator.
     """
+    if extra or value is REQUIRED:  # scale and enable_gqa are keyword-only, as in torch
+        op = "scaled_dot_product_attention"
+        raise arity_error(op, extra, 6, query=query, key=key, value=value)
     if attn_mask is not None and type(attn_mask) is not Tensor:
         # a CausalBias computes the attention itself: see NOTE [ CausalBias dispatch ]
         dispatch = getattr(attn_mask, "_dispatch", None)
@@ -171,13 +230,10 @@ def scaled_dot_product_attention(
             return dispatch(*args)
     _check_args(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if _autocast.state.any_enabled:
-        args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
-        return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)
-    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise RuntimeError(
-            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
-            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead."
-        )
+        args = (query, key, value, attn_mask, dropout_p, is_causal)
+        kwargs = {"scale": scale, "enable_gqa": enable_gqa}
+        return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args, kwargs)
+    # torch's validate_sdpa_input: dtypes, devices, dims, then the mask's dtype
     dt = query.dtype
     names = _dtype.CPP_NAMES  # torch's messages spell dtypes in C++ ("long int", "c10::Half")
     if key.dtype is not dt or value.dtype is not dt:
@@ -185,6 +241,16 @@ def scaled_dot_product_attention(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{names[dt.name]} key.dtype: {names[key.dtype.name]} and value.dtype: "
             f"{names[value.dtype.name]} instead."
+        )
+    if key.device != query.device or value.device != query.device:
+        raise RuntimeError(
+            "Expected query, key, and value to have the same device type, but got query.device: "
+            f"{query.device} key.device: {key.device} and value.device: {value.device} instead."
+        )
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead."
         )
     # the mask's dtype is checked before its dims (a 1-D 0/1 int64 padding mask is a dtype error)
     mask_dt = getattr(attn_mask, "dtype", None)
@@ -221,10 +287,51 @@ def scaled_dot_product_attention(
         # out.transpose(1, 2).view(B, T, H * D) works (the math path's output is row-major)
         out._data = _memory_format.like(out._device.backend.xp, query._data, out._data)
     if flash and _grad_state.enabled:
-        # one node with torch's name and edges; it saves what torch's node saves
-        name = "ScaledDotProductFlashAttentionForCpuBackward0"
-        out = as_node(out, name, (query, key, value), saved=(query, key, value, out))
+        # one node with torch's name and edges; it saves what torch's node saves (its
+        # grad_fn._saved_<name>: a bool mask as the additive bias torch converts it to)
+        mask = attn_mask
+        if mask is not None and mask.dtype is _dtype.bool:
+            mask = zeros_like(mask, dtype=dt).masked_fill(~mask, float("-inf"))
+        attrs = {"query": query, "key": key, "value": value, "output": out, "attn_mask": mask,
+                 "dropout_p": float(dropout_p), "is_causal": is_causal, "scale": scale}  # fmt: skip
+        saved = (query, key, value, out)
+        out = as_node(out, _FLASH_NODE, (query, key, value), saved=saved, attrs=attrs)
     return out
+
+
+_FLASH_NODE = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+def _saved_logsumexp(node) -> Tensor:
+    """grad_fn._saved_logsumexp of torch's flash node: the (B, H, L) logsumexp of each query's
+    scaled (and masked) scores, float32 for half inputs, 0 for a row with every key masked.
+    Recomputed when read (minitorch's backward does not use it)."""
+    from minitorch.autograd.grad_mode import no_grad
+
+    query, key = _kept("query")(node), _kept("key")(node)
+    kept = node.__dict__
+    with no_grad():
+        work = _dtype.float32 if query.dtype in _dtype.HALF_FLOATS else query.dtype
+        q, k = query.to(work), key.to(work)
+        if k.shape[1] != q.shape[1]:  # enable_gqa
+            k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
+        scale = kept["scale"]
+        factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+        scores = _ops.matmul(q, k.transpose(-2, -1)) * factor
+        L, S = scores.shape[-2:]
+        bias = _attn_bias(kept["attn_mask"], kept["is_causal"], L, S, q, work)
+        if bias is not None:
+            scores = scores + bias
+        lse = scores.logsumexp(-1)
+        return lse.masked_fill(lse == float("-inf"), 0.0)
+
+
+show_saved(
+    _FLASH_NODE,
+    {"logsumexp": _saved_logsumexp}
+    | {k: _kept(k) for k in ("attn_mask", "dropout_p", "is_causal", "key", "output", "query")}
+    | {k: _kept(k) for k in ("scale", "value")},
+)
 
 
 def _empty_attention(query, key, value) -> Tensor:

@@ -3,8 +3,6 @@ the kernels are in minitorch/_ops/conv.py)."""
 
 from __future__ import annotations
 
-import warnings
-
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch import _memory_format as _mf
@@ -262,21 +260,15 @@ def _check_kernel(w, n: int, dilation, listed: bool) -> None:
         raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
 
 
-_warned_asymmetric_same = False
-
-
 def _warn_asymmetric_same() -> None:
-    """torch's warning (once per process) that padding='same' pads one side more than the
-    other: an even kernel length with an odd dilation."""
-    global _warned_asymmetric_same
-    if not _warned_asymmetric_same:
-        _warned_asymmetric_same = True
-        warnings.warn(
-            "Using padding='same' with even kernel lengths and odd dilation may require a "
-            "zero-padded copy of the input be created",
-            UserWarning,
-            stacklevel=4,
-        )
+    """torch's warning (TORCH_WARN_ONCE: once per process, every time under set_warn_always) that
+    padding='same' pads one side more than the other: an even kernel length with an odd
+    dilation."""
+    _settings.warn_once(
+        "same_padding",
+        "Using padding='same' with even kernel lengths and odd dilation may require a "
+        "zero-padded copy of the input be created",
+    )
 
 
 def _same_padding(x, w, stride, dilation):

@@ -16,6 +16,7 @@ from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops._common import index, not_tensor, type_name
 from minitorch._ops.inplace import _check_autograd_rules
 from minitorch._ops.reduction_more import vector_norm
+from minitorch._subclass import dispatching
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node, show_saved
 from minitorch.autograd.function import Function, check_watched, saved_uint64
@@ -255,6 +256,15 @@ def embedding(
     if max_norm is not None:
         with no_grad():  # as torch's functional
             embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if (
+        isinstance(weight, Tensor)
+        and not (weight._requires_grad and is_grad_enabled())
+        and not (dispatching(weight) or dispatching(input))
+        and weight._device is input._device
+        and weight._device.type == "cpu"
+    ):  # no node to record: index_select's rows, without its two reshapes and plan (same bits)
+        dev = weight._device
+        return _make(dev.backend.take_at(weight._data, input._data), dev, False, None)
     rows = input.reshape(-1)
     out = _ops.index_select(weight, 0, rows)
     if weight.requires_grad:

@@ -11,6 +11,7 @@ import numpy as np
 
 from minitorch import _dtype
 from minitorch._factories import _device, _dtype_arg, _put, _require_grad
+from minitorch._ops.tensor_misc import strided
 from minitorch._tensor import Tensor, _make
 
 __all__ = [
@@ -19,9 +20,11 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _check(name: str, M, dtype):
+def _check(name: str, M, dtype, layout):
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
+    if layout is not strided:  # (torch's default is strided: None is refused too)
+        raise ValueError(f"{name} is implemented for strided tensors only, got: {layout}")
     dt = _dtype_arg(dtype, _dtype.default_float(), name)
     if dt not in (_dtype.float32, _dtype.float64):
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dt}")
@@ -58,9 +61,9 @@ def _sum(t: Tensor) -> Tensor:
     return t.sum(0)
 
 
-def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def general_cosine(M, *, a, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """sum_i (-1)^i a_i cos(2 pi i n / (N - 1)). Mirrors torch.signal.windows.general_cosine."""
-    dt = _check("general_cosine", M, dtype)
+    dt = _check("general_cosine", M, dtype, layout)
     # any iterable, as torch's: a tensor of one coefficient works, a longer one's truth value
     # raises as torch's does
     if not isinstance(a, Iterable):
@@ -76,43 +79,65 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requ
 
 
 def general_hamming(
-    M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+    M, *, alpha=0.54, sym=True, dtype=None, layout=strided, device=None, requires_grad=False
 ):
     """alpha - (1 - alpha) cos(2 pi n / (N - 1)). Mirrors torch.signal.windows.general_hamming."""
     return general_cosine(
-        M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
+        M,
+        a=[alpha, 1.0 - alpha],
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
     )
 
 
-def hann(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def hann(M, *, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """Mirrors torch.signal.windows.hann."""
     return general_hamming(
-        M, alpha=0.5, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
+        M,
+        alpha=0.5,
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
     )
 
 
-def hamming(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def hamming(M, *, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """Mirrors torch.signal.windows.hamming."""
-    return general_hamming(M, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
-    """Mirrors torch.signal.windows.blackman."""
-    _check("blackman", M, dtype)  # its errors name it, unlike hann's and hamming's
-    return general_cosine(
-        M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
+    return general_hamming(
+        M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad
     )
 
 
-def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def blackman(M, *, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
+    """Mirrors torch.signal.windows.blackman."""
+    _check("blackman", M, dtype, layout)  # its errors name it, unlike hann's and hamming's
+    return general_cosine(
+        M,
+        a=[0.42, 0.5, 0.08],
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
+    )
+
+
+def nuttall(M, *, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """The minimum 4-term Blackman-Harris window. Mirrors torch.signal.windows.nuttall."""
     a = [0.3635819, 0.4891775, 0.1365995, 0.0106411]
-    return general_cosine(M, a=a, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_cosine(
+        M, a=a, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad
+    )
 
 
-def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def bartlett(M, *, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """1 - |2 n / (N - 1) - 1|. Mirrors torch.signal.windows.bartlett."""
-    dt = _check("bartlett", M, dtype)
+    dt = _check("bartlett", M, dtype, layout)
 
     def formula(n, f):
         return np.abs(f(2) * n / f(len(n) - 1) - f(1)), lambda t: 1 - t
@@ -120,9 +145,9 @@ def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     return _build(M, sym, dt, device, requires_grad, formula)
 
 
-def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def cosine(M, *, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """sin(pi (n + 1/2) / N). Mirrors torch.signal.windows.cosine."""
-    dt = _check("cosine", M, dtype)
+    dt = _check("cosine", M, dtype, layout)
 
     def formula(n, f):
         return f(math.pi / len(n)) * (n + f(0.5)), Tensor.sin
@@ -130,9 +155,9 @@ def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=F
     return _build(M, sym, dt, device, requires_grad, formula, one_by_formula=True)
 
 
-def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """exp(-((n - (N - 1) / 2) / std)^2 / 2). Mirrors torch.signal.windows.gaussian."""
-    dt = _check("gaussian", M, dtype)
+    dt = _check("gaussian", M, dtype, layout)
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
 
@@ -144,11 +169,19 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requ
 
 
 def exponential(
-    M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+    M,
+    *,
+    center=None,
+    tau=1.0,
+    sym=True,
+    dtype=None,
+    layout=strided,
+    device=None,
+    requires_grad=False,
 ):
     """exp(-|n - center| / tau), center (N - 1) / 2 by default. Mirrors
     torch.signal.windows.exponential."""
-    dt = _check("exponential", M, dtype)
+    dt = _check("exponential", M, dtype, layout)
     if sym and center is not None:
         raise ValueError("Center must be None for symmetric windows")
     if tau <= 0:
@@ -162,9 +195,9 @@ def exponential(
     return _build(M, sym, dt, device, requires_grad, formula, one_by_formula=True)
 
 
-def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=strided, device=None, requires_grad=False):
     """I0(beta sqrt(1 - (2 n / (N - 1) - 1)^2)) / I0(beta). Mirrors torch.signal.windows.kaiser."""
-    dt = _check("kaiser", M, dtype)
+    dt = _check("kaiser", M, dtype, layout)
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
 

@@ -101,19 +101,26 @@ def run_program(prog, lib, dt=None, *, rec=None, keep_warnings=None, quiet=False
     keeps are recorded last as "warnings", the sorted set of their `warning_text`. Distributions
     validate their arguments during the run (torch's compiler stack, imported by flex_attention
     and torch.compile, turns that off process-wide) and the previous setting and the library's
-    thread count are restored after it. quiet: what the program prints is swallowed."""
+    thread count are restored after it. quiet: what the program prints is swallowed. The program
+    runs under lib.set_warn_always(True): both libraries give the warnings they give once per
+    process (torch's TORCH_WARN_ONCE, minitorch's warn_once) at every call, so what a program
+    records does not depend on the tests its worker ran before (one that gave the warning in one
+    library only, a torch-free test say)."""
     rec = Rec() if rec is None else rec
     dist = lib.distributions.Distribution
     validate = dist._validate_args
     threads = lib.get_num_threads()
+    warn_always = lib.is_warn_always_enabled()
     args = (lib, rec) if dt is None else (lib, getattr(lib, dt), rec)
     out = contextlib.redirect_stdout(io.StringIO()) if quiet else contextlib.nullcontext()
     dist.set_default_validate_args(True)
+    lib.set_warn_always(True)
     try:
         with out, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always" if keep_warnings else "ignore")
             prog(*args)
     finally:
+        lib.set_warn_always(warn_always)
         dist.set_default_validate_args(validate)
         if lib.get_num_threads() != threads:
             lib.set_num_threads(threads)

@@ -51,21 +51,6 @@ def _parts(*progs):
     return prog
 
 
-def _warn_always(prog):
-    """prog under set_warn_always(True) in its library: torch warns of some deprecations once
-    per process, so which of them a program sees would depend on the tests run before it."""
-
-    def run(lib, rec):
-        old = lib.is_warn_always_enabled()
-        lib.set_warn_always(True)
-        try:
-            prog(lib, rec)
-        finally:
-            lib.set_warn_always(old)
-
-    return run
-
-
 def _programs():
     return {
         "ddpm_schedule": _parts(p_ddpm_sched, p_numpy_sched),
@@ -89,14 +74,14 @@ def _programs():
         "flows_misc": p_flows2,
         "gan": _parts(p_gan, p_sn_more),
         "quantile_streams": _parts(p_quant, p_streams),
-        "errors_warnings": _warn_always(_parts(p_errs, p_warns)),
+        "errors_warnings": _parts(p_errs, p_warns),
         "guidance_solvers": p_guidance,
         "ldm_metrics": p_ldm_metrics,
         "index_dtypes": p_idx,
         "stylegan": p_stylegan,
         "images": p_images,
         "attention_ops": p_attn_ops,
-        "legacy_api": _warn_always(p_legacy),
+        "legacy_api": p_legacy,
         "channels_last_noise": p_layouts,
         "distribution_errors": p_dist_errs,
     }

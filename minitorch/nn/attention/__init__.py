@@ -36,19 +36,22 @@ def sdpa_kernel(backends, set_priority: bool = False):
     backends.cuda.<kind>_sdp_enabled()). Mirrors torch.nn.attention.sdpa_kernel.
 
     Differences from torch: minitorch always computes the math kernel, whatever is enabled."""
-    if isinstance(backends, SDPBackend):
-        backends = [backends]
-    if not isinstance(backends, (list, tuple, set)) or not all(
-        isinstance(b, SDPBackend) for b in backends
-    ):
+    # torch takes a backend or a list (not a tuple or a set) and does not check the list's
+    # elements: one that is no SDPBackend (a name, a number) enables nothing
+    if not isinstance(backends, (list, SDPBackend)):
         raise AssertionError(
             "Backend must be an instance of SDPBackend or a list of SDPBackend instances, got "
-            f"{type(backends).__name__ if not isinstance(backends, (list, tuple, set)) else 'list'}"
+            f"{type(backends).__name__}"
         )
+    if isinstance(backends, SDPBackend):
+        backends = [backends]
+    if set_priority:  # torch reads the order as ints (minitorch keeps no priority order)
+        [int(b) for b in backends]
     from minitorch.backends import cuda
 
     before = {kind: getattr(cuda, f"{kind}_sdp_enabled")() for kind in _SWITCHES.values()}
-    chosen = {_SWITCHES[b] for b in backends if b in _SWITCHES}
+    # by identity: SDPBackend is an int here, but torch's [0] does not name SDPBackend.MATH
+    chosen = {kind for b, kind in _SWITCHES.items() if any(x is b for x in backends)}
     try:
         for kind in _SWITCHES.values():
             getattr(cuda, f"enable_{kind}_sdp")(kind in chosen)

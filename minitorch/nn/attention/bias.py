@@ -4,8 +4,9 @@ mask (CausalBias, causal_upper_left, causal_lower_right). Mirrors torch.nn.atten
 from __future__ import annotations
 
 import enum
-import operator
 import warnings
+
+from minitorch._factories import _shape_seq
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
 
@@ -40,16 +41,12 @@ class CausalBias:
     def __init__(self, variant: CausalVariant, seq_len_q: int, seq_len_kv: int) -> None:
         if not isinstance(variant, CausalVariant):
             raise AssertionError(f"variant must be a CausalVariant, got {type(variant).__name__}")
-        for name, n in (("seq_len_q", seq_len_q), ("seq_len_kv", seq_len_kv)):
-            try:
-                operator.index(n)
-            except TypeError:
-                raise TypeError(
-                    f"CausalBias: {name} must be an int, but got {type(n).__name__}"
-                ) from None
+        # torch's CausalBias is a tensor of size (variant, seq_len_q, seq_len_kv): its size
+        # parser's errors for a length that is no int or is negative
+        _, seq_len_q, seq_len_kv = _shape_seq((int(variant), seq_len_q, seq_len_kv), "new", None)
         self.variant = variant
-        self.seq_len_q = int(seq_len_q)
-        self.seq_len_kv = int(seq_len_kv)
+        self.seq_len_q = seq_len_q
+        self.seq_len_kv = seq_len_kv
         if self.seq_len_q > self.seq_len_kv and variant == CausalVariant.LOWER_RIGHT:
             warnings.warn(
                 "Lower right causal bias will produce NaNs in the output when "
@@ -99,13 +96,14 @@ class CausalBias:
 
         if is_causal:
             raise ValueError("CausalBias should not be used with causal=True")
+        options = {"scale": scale, "enable_gqa": enable_gqa}
         if (
             attn_mask.seq_len_q == attn_mask.seq_len_kv
             or attn_mask.variant == CausalVariant.UPPER_LEFT
         ):
-            return sdpa(query, key, value, None, dropout_p, True, scale, enable_gqa)
+            return sdpa(query, key, value, None, dropout_p, True, **options)
         mask = attn_mask._materialize(query.device)
-        return sdpa(query, key, value, mask, dropout_p, False, scale, enable_gqa)
+        return sdpa(query, key, value, mask, dropout_p, False, **options)
 
     def __repr__(self) -> str:
         return repr(self._materialize())

@@ -41,11 +41,17 @@ def _index_grid(B: int, H: int, L: int, S: int, device):
 
 
 def _is_score_mod(fn) -> bool:
-    try:
+    """Whether fn is a score_mod (5 positional parameters without defaults), not a mask_mod
+    (4); anything else is torch's AssertionError."""
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        n = code.co_argcount - len(getattr(fn, "__defaults__", None) or ())
+    else:
         params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return sum(p.default is inspect.Parameter.empty for p in params) == 5
+        n = sum(p.default is inspect.Parameter.empty for p in params)
+    if n != 5 and n != 4:
+        raise AssertionError(f"Expected 4 or 5 positional args, got {n}")
+    return n == 5
 
 
 def noop_mask(batch: Tensor, head: Tensor, token_q: Tensor, token_kv: Tensor) -> Tensor:
@@ -146,6 +152,8 @@ def create_block_mask(
     torch.nn.attention.flex_attention.create_block_mask.
 
     Differences from torch: _compile, separate_full_blocks and the dq options change nothing."""
+    if _is_score_mod(mask_mod):
+        raise AssertionError(f"create-block_mask requires a mask_mod function! Got {mask_mod}")
     if device is None:
         from minitorch import get_default_device
 
@@ -207,7 +215,10 @@ def _check_inputs(query, key, value, block_mask, enable_gqa) -> None:
         raise ValueError(
             f"block_mask was created for block_mask.shape={block_mask.shape} but got q_len={L} "
             f"and kv_len={S}. As the block mask was created for a larger length than you're "
-            "using it for, create a new block mask with the correct length."
+            "using it for, you can either 1. create a new block mask with the correct length, or "
+            "2. 'adjust' the existing block mask to the correct length by calling "
+            "block_mask._adjust(q_len, kv_len). This essentially 'crops' the block mask to the "
+            "upper left corner, which does not work for all mask_mods!"
         )
     if block_mask._blocks.device != query.device:
         raise RuntimeError(

@@ -220,7 +220,6 @@ class BackwardHook:
         self.input_tensors_index = None
         self.output_tensors_index = None
         self._constant_inputs = ()  # (position, tensor) of tensor inputs that need no grad
-        self._output_meta = ()  # (shape, dtype, device) of the outputs routed through the node
 
     def _wrap(self, args, side):
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad]
@@ -248,11 +247,6 @@ class BackwardHook:
         is_tuple = isinstance(result, tuple)
         outs = result if is_tuple else (result,)
         wrapped, self.output_tensors_index = self._wrap(outs, "output")
-        if self.output_tensors_index is not None:
-            self._output_meta = tuple(
-                (outs[i]._data.shape, outs[i]._data.dtype, outs[i]._device)
-                for i in self.output_tensors_index
-            )
         self.n_outputs = len(outs)
         return wrapped if is_tuple else wrapped[0]
 
@@ -300,17 +294,10 @@ class BackwardHook:
             _check_hook_grads(given, local)
         # torch's hook replaces what its node returned: what the pre-hooks left None (an
         # unused output, or a None a pre-hook returned) stays None, so no gradient flows on
-        # into the module along it (its parameters that only it reaches keep grad None).
-        res = tuple(local[i] for i in self.output_tensors_index)
-        if any(g is not None for g in res):
-            return res
-        # All None: torch's engine still runs the module's nodes with undefined gradients, so
-        # its input hooks fire with zeros; this engine skips a node that got none, so zeros are
-        # sent in (the parameters get zero gradients where torch leaves them None).
-        return tuple(
-            _make(device.backend.xp.zeros(shape, dtype), device, False, None)
-            for shape, dtype, device in self._output_meta
-        )
+        # into the module along it (its parameters that only it reaches keep grad None). With
+        # all None, the engine still runs the module's nodes (NOTE [ Nodes no gradient
+        # reached ]): the input node's hooks see zeros.
+        return tuple(local[i] for i in self.output_tensors_index)
 
     def _on_grad_inputs(self, grads):
         if self.grad_outputs is None:
