@@ -157,15 +157,38 @@ def call_arguments(op: str):
     return _arg(raw, at) - len(names), names
 
 
-def called_name() -> str | None:
-    """The name of the minitorch function the user's call entered (the function a decorator
-    wraps), or None where no user frame is found. For error paths only."""
-    frame = sys._getframe(1)
+def _entered_frames():
+    """minitorch's frames of the call being executed, the one the user's call entered last
+    (first to pop), or None where no user frame is found."""
+    frame = sys._getframe(2)
     frames = []
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frames.append(frame)
         frame = frame.f_back
-    if frame is None or not frames:
+    return None if frame is None or not frames else frames
+
+
+def keyword_given(name: str, op: str, default=None):
+    """The value the user's call of `op` passed for the keyword-only argument `name` of default
+    None (the first of minitorch's frames from the one it entered whose function has that
+    argument holds it), or `default` where it passed none or that cannot be told (None passed
+    through **kwargs). For error paths only: out= in "got (..., out=Tensor)" (NOTE [ Keyword
+    arguments in argument errors ])."""
+    for frame in reversed(_entered_frames() or ()):
+        code = frame.f_code  # (an argument of the function, not a local of the same name)
+        if name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
+            value = frame.f_locals.get(name)
+            if value is not None or passed_by_keyword(name, op):
+                return value
+            break
+    return default
+
+
+def called_name() -> str | None:
+    """The name of the minitorch function the user's call entered (the function a decorator
+    wraps), or None where no user frame is found. For error paths only."""
+    frames = _entered_frames()
+    if frames is None:
         return None
     called = frames.pop()
     while frames and called.f_code.co_name in _WRAPPERS:

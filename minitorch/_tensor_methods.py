@@ -872,11 +872,11 @@ class TensorMethods:
             raise too_many_positional("gather", 2 + len(extra), 2)
         return _ops.gather(self, dim, index, sparse_grad=sparse_grad)
 
-    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
-        return _ops.scatter(self, dim, index, src, value=value, reduce=reduce)
+    def scatter(self, dim, index, src=None, *extra, value=None, reduce=None):
+        return _ops.scatter(self, dim, index, src, *extra, value=value, reduce=reduce)
 
-    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        return _ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
+    def scatter_(self, dim, index, src=None, *extra, value=None, reduce=None):
+        return _ops.scatter_(self, dim, index, src, *extra, value=value, reduce=reduce)
 
     # scatter_add/scatter_reduce/put take no number for src (scatter does): torch's TypeError
     # names the method's position of the argument, not the function's
@@ -1953,6 +1953,8 @@ class TensorMethods:
         return _ops.flatten(self, start_dim, end_dim)
 
     def unflatten(self, dim, sizes):
+        if not sizes:  # torch's Python method checks this before its parser reads dim
+            raise RuntimeError("unflatten: sizes must be non-empty")
         return _ops.unflatten(self, dim, sizes)
 
     def squeeze(self, *dims, dim=_NO_DIM):
@@ -2548,7 +2550,10 @@ class TensorMethods:
 
     # --- random sampling, diagonal fill and host callbacks (minitorch/_ops/random_ops.py) ---
 
-    def bernoulli(self, p=None, *, generator=None):
+    def bernoulli(self, p=None, *extra, generator=None, **unknown):
+        if extra or unknown:  # torch's parser's listing
+            params = {"p": p, "generator": generator}
+            raise _ops.random_ops._bernoulli_call_error("Tensor.bernoulli", params, extra, unknown)
         if generator is not None:  # torch's errors for a generator= that is no Generator
             args = () if p is None else (p,)
             _ops.random_ops._check_generator(generator, "Tensor.bernoulli", args, {})

@@ -698,42 +698,9 @@ def rand(
     **kwargs,
 ) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
-    try:
-        if generator is not None and not isinstance(generator, Generator):
-            raise _not_a_generator(
-                "rand", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
-                device=device, requires_grad=requires_grad, pin_memory=pin_memory,
-            )  # fmt: skip
-        if layout is not None:
-            check_layout(layout, "rand")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
-        if out is not None:
-            return _into_out(
-                out,
-                dtype,
-                "rand",
-                _out_drawn_in_place(
-                    out,
-                    lambda: _shape(size, _size_kwarg(dict(kwargs), "rand"), "rand"),
-                    lambda dt, dev: rand(
-                        *size, generator=generator, dtype=dt, device=dev, **kwargs
-                    ),
-                    lambda t: t.uniform_(generator=generator),
-                ),
-            )
-        if not size and not kwargs:
-            _no_arguments("rand", generator, dtype, layout, device, requires_grad, pin_memory)
-        shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
-        dev = _device(device)
-        dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
-        arr = _floats(dev, generator, "rand", "random", shape, dt)
-        return _require_grad(_make(arr, dev, False, None), requires_grad)
-    except TypeError as e:
-        raise _option_error(
-            "rand", e, [], size, kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
-            device=device, pin_memory=pin_memory, requires_grad=requires_grad,
-        ) from None  # fmt: skip
+    return _samples(
+        "rand", size, kwargs, generator, out, dtype, layout, device, requires_grad, pin_memory
+    )
 
 
 def randn(
@@ -748,40 +715,56 @@ def randn(
     **kwargs,
 ) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
+    return _samples(
+        "randn", size, kwargs, generator, out, dtype, layout, device, requires_grad, pin_memory
+    )
+
+
+# op -> (the NumPy-like Generator method drawing its floats, the kernel torch's dtype error names,
+# the in-place method drawing into an out= tensor)
+_SAMPLERS = {
+    "rand": ("random", "check_uniform_bounds", "uniform_"),
+    "randn": ("standard_normal", "normal_kernel_cpu", "normal_"),
+}
+
+
+def _samples(op, size, kwargs, generator, out, dtype, layout, device, requires_grad, pin_memory):
+    """rand or randn (`op`), their arguments as the user gave them."""
+    method, kernel, fill = _SAMPLERS[op]
     try:
         if generator is not None and not isinstance(generator, Generator):
             raise _not_a_generator(
-                "randn", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+                op, size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
                 device=device, requires_grad=requires_grad, pin_memory=pin_memory,
             )  # fmt: skip
         if layout is not None:
-            check_layout(layout, "randn")
+            check_layout(layout, op)
         if pin_memory is not False:
             _check_pin_memory(pin_memory)
         if out is not None:
             return _into_out(
                 out,
                 dtype,
-                "randn",
+                op,
                 _out_drawn_in_place(
                     out,
-                    lambda: _shape(size, _size_kwarg(dict(kwargs), "randn"), "randn"),
-                    lambda dt, dev: randn(
-                        *size, generator=generator, dtype=dt, device=dev, **kwargs
+                    lambda: _shape(size, _size_kwarg(dict(kwargs), op), op),
+                    lambda dt, dev: _samples(
+                        op, size, kwargs, generator, None, dt, None, dev, False, False
                     ),
-                    lambda t: t.normal_(generator=generator),
+                    lambda t: getattr(t, fill)(generator=generator),
                 ),
             )
         if not size and not kwargs:
-            _no_arguments("randn", generator, dtype, layout, device, requires_grad, pin_memory)
-        shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
+            _no_arguments(op, generator, dtype, layout, device, requires_grad, pin_memory)
+        shape = _shape(size, _size_kwarg(kwargs, op), op)
         dev = _device(device)
-        dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")
-        arr = _floats(dev, generator, "randn", "standard_normal", shape, dt)
+        dt = _float_dtype(dtype, op, kernel)
+        arr = _floats(dev, generator, op, method, shape, dt)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     except TypeError as e:
         raise _option_error(
-            "randn", e, [], size, kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+            op, e, [], size, kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
             device=device, pin_memory=pin_memory, requires_grad=requires_grad,
         ) from None  # fmt: skip
 

@@ -98,17 +98,17 @@ def test_pad_reads_int_likes():
         ),
         (
             lambda x: x.as_strided((2.0,), (1,)),
-            "as_strided(): argument 'size' must be tuple of ints, but found element of type "
-            "float at pos 0",
+            "as_strided(): argument 'size' (position 1) must be tuple of ints, but found "
+            "element of type float at pos 0",
         ),
         (
             lambda x: x.as_strided((2,), (1.0,)),
-            "as_strided(): argument 'stride' must be tuple of ints, but found element of type "
-            "float at pos 0",
+            "as_strided(): argument 'stride' (position 2) must be tuple of ints, but found "
+            "element of type float at pos 0",
         ),
         (
             lambda x: x.as_strided((2,), (1,), 1.0),
-            "as_strided(): argument 'storage_offset' must be int, not float",
+            "as_strided(): argument 'storage_offset' (position 3) must be int, not float",
         ),
     ],
 )
@@ -121,7 +121,8 @@ def test_float_sizes_raise_type_error(call, msg):
 def test_int_likes_still_accepted_as_sizes():
     x = torch.arange(48.0).reshape(2, 4, 6)
     assert [t.shape[1] for t in x.split(torch.tensor(3.0), 1)] == [3, 1]  # torch: int(tensor)
-    assert [t.shape[1] for t in x.split(np.int64(3), 1)] == [3, 1]
+    # (a NumPy integer alone is no split size to torch: split_with_sizes refuses it)
+    assert [t.shape[1] for t in x.split([np.int64(3), np.int64(1)], 1)] == [3, 1]
     assert [t.shape[1] for t in x.split([np.int64(3), torch.tensor(1)], 1)] == [3, 1]
     assert x.unfold(np.int64(2), torch.tensor(2), np.int64(3)).shape == (2, 4, 2, 2)
     np.testing.assert_array_equal(

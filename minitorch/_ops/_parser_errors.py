@@ -568,10 +568,14 @@ def overload_error(op: str, forms, method_forms, named, self_name="input", unkno
     however the call is read). For error paths only."""
     import sys
 
-    from minitorch._call_site import passed_by_keyword
+    from minitorch._call_site import keyword_given, passed_by_keyword
     from minitorch._ops._common import _method_name
 
     named = [(n, v) for n, v in named if v is not REQUIRED]  # (what the call left out)
+    if "out" not in dict(named) and any("Tensor out" in f for f in forms):
+        out = keyword_given("out", op, REQUIRED)  # (the op's caller did not pass it on)
+        if out is not REQUIRED:
+            named.append(("out", out))
     method = _method_name(op, sys._getframe(1))
     if method is not None:  # (named as called: x.squeeze_("a") lists squeeze_'s overloads)
         op, forms, named = method, method_forms, [(n, v) for n, v in named if n != self_name]
@@ -740,6 +744,11 @@ OVERLOADS = {
     )),
     **{op: (tuple(f"Tensor input, {form}, Tensor out = None" for form in _QUANTILE), _QUANTILE)
        for op in ("quantile", "nanquantile")},
+    "diff": (
+        ("Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, "
+         "Tensor out = None",),
+        METHOD_FORMS["diff"],
+    ),
 }  # fmt: skip
 
 

@@ -11,8 +11,8 @@ from minitorch._ops._common import (
     is_floating,
     not_tensor,
     row_major,
-    type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops.indexing import saved_watched
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
@@ -206,9 +206,7 @@ def _scan_out_dtype(dtype, out, op):
         from minitorch._ops.inplace import out_type_error
 
         raise out_type_error(out, op)
-    if out.dtype is _dtype.bool:
-        raise NotImplementedError(f"\"{op}_out_cpu\" not implemented for 'Bool'")
-    if dtype is None:
+    if dtype is None:  # (a bool out: _int_to_long's kernel error, or a copy where none runs)
         return out.dtype
     dtype = _dtype.to_dtype(dtype, op)
     if dtype is not out.dtype:
@@ -219,10 +217,11 @@ def _scan_out_dtype(dtype, out, op):
 def _int_to_long(input, dtype, op):
     if dtype is not None:
         dtype = _dtype.to_dtype(dtype, op)
-        no_integral_grad(input, dtype)
-        # torch has no bool scan kernel; a 0-d or empty input never reaches one (a copy)
+        # torch has no bool scan kernel; a 0-d or empty input never reaches one (a copy), nor
+        # autograd's dtype check, which comes after the kernel's
         if dtype is _dtype.bool and input._data.ndim and input._data.size:
             raise NotImplementedError(f"\"{op}_out_cpu\" not implemented for 'Bool'")
+        no_integral_grad(input, dtype)
         return cast(input, dtype)
     if input.dtype.is_floating_point:
         return input
@@ -422,6 +421,9 @@ def _cum_extreme(kind, input, dim, out):
 
         check_out_tuple(out, 2, kind, 2)
         _check_call(kind, dim, (), out, input, *out)
+        if dim.__class__ is int and isinstance(input, Tensor):  # out's dtypes before the dim
+            _check_scan_out(input.dtype, out[0])
+            _check_scan_out(_dtype.int64, out[1])
     shape = getattr(getattr(input, "_data", None), "shape", None)
     if dim.__class__ is int and shape is not None:
         if not shape and dim not in (-1, 0):
@@ -445,19 +447,19 @@ def _cum_extreme(kind, input, dim, out):
     result_type = getattr(return_types, kind)
     if out is not None:
         # torch wants out's dtypes exactly (no cast), and names the tuple cummax_out
-        _check_scan_out(values, out[0])
-        _check_scan_out(indices, out[1])
+        _check_scan_out(values.dtype, out[0])
+        _check_scan_out(indices.dtype, out[1])
         _out(values, out[0])
         _out(indices, out[1])
         return return_types.out_type(result_type)((out[0], out[1]))
     return result_type((values, indices))
 
 
-def _check_scan_out(result, out):
-    """torch's dtype check of a cummax/cummin/logcumsumexp out= tensor: its dtype exactly."""
-    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+def _check_scan_out(dtype, out):
+    """torch's dtype check of a cummax/cummin/logcumsumexp out= tensor: `dtype` exactly."""
+    if isinstance(out, Tensor) and out.dtype is not dtype:
         raise RuntimeError(
-            f"expected scalar_type {_dtype.scalar_name(result.dtype)} but found "
+            f"expected scalar_type {_dtype.scalar_name(dtype)} but found "
             f"{_dtype.scalar_name(out.dtype)}"
         )
 
@@ -547,9 +549,11 @@ def logcumsumexp(input=REQUIRED, dim=_MISSING, *extra, out=None):
     """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
     if extra or out is not None:
         _check_call("logcumsumexp", dim, extra, out, input, out)
-    x, d, was_0d = _along(input, dim, "logcumsumexp")  # torch checks the dim first
-    if out is not None:  # (then out's dtype, before the kernel's dtype check)
-        _check_scan_out(input, out)
+    if out is not None and dim.__class__ is int and isinstance(input, Tensor):
+        _check_scan_out(input.dtype, out)  # torch checks out's dtype before the dim's range
+    x, d, was_0d = _along(input, dim, "logcumsumexp")
+    if out is not None:  # (then its kernel's dtype check)
+        _check_scan_out(input.dtype, out)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_short(input.dtype)}'"
@@ -573,9 +577,9 @@ def _type_short(dt) -> str:
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """The n-th forward difference along dim, after joining prepend/append. Mirrors torch.diff."""
-    for name, extra in (("prepend", prepend), ("append", append)):
+    for name, extra, pos in (("prepend", prepend, 4), ("append", append, 5)):
         if extra is not None and not isinstance(extra, Tensor):
-            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type_name(extra)}")
+            raise wrong_type("diff", extra, name, pos, "Tensor")
     try:
         nd = input._data.ndim
     except AttributeError:  # torch.diff(list_of_values)

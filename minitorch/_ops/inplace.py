@@ -273,6 +273,12 @@ _NUMBER_CLAMPS = frozenset(("clamp_", "clamp_min_", "clamp_max_", "clip_"))
 _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
+_ALPHA_ERRORS = (  # add/sub's refusals of alpha (e.args), made after the in-place checks
+    ("For integral input tensors, argument alpha must not be a floating point number.",),
+    ("Boolean alpha only supported for Boolean results.",),
+)
+
+
 def _compute(compute, x: Tensor, self: Tensor, others, op: str) -> Tensor:
     """compute(x) for the in-place op `op` on self, its errors in torch's order: the result type's
     cast check comes before the kernel's refusal (NotImplementedError) or an integer division by
@@ -282,8 +288,8 @@ def _compute(compute, x: Tensor, self: Tensor, others, op: str) -> Tensor:
     except NotImplementedError:
         _check_promotion(self, others)
         raise
-    except RuntimeError as e:  # an integer division by zero, found before the cast check
-        if e.args == ("ZeroDivisionError",):
+    except RuntimeError as e:  # an integer division by zero or add's alpha refused, found
+        if e.args == ("ZeroDivisionError",) or e.args[:1] in _ALPHA_ERRORS:  # before the checks
             _check_promotion(self, others)
         raise
     except TypeError as e:
@@ -1025,7 +1031,10 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
             xp.copyto(x, fused, casting="same_kind")
             self._vc[0] += 1
             return True
-        o = o * alpha
+        try:
+            o = o * alpha
+        except OverflowError:  # a negative alpha, a uint8 other: the general path wraps it
+            return False
     try:
         getattr(self._device.backend.xp, ufunc)(x, o, out=x)
     except (ValueError, TypeError, OverflowError):

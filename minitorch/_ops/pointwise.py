@@ -277,7 +277,14 @@ def add(input, other, *args, alpha=1, out=None):
 def _with_alpha(cls, input, other, alpha, out, negate):
     """add (cls Add) or sub (cls Sub, negate) with an alpha: input +- alpha * other, its value
     rounded once where torch's kernel fuses the product (NOTE [ Fused multiply-adds ])."""
-    scaled = _scaled(other, alpha, input, "sub" if negate else "add")
+    try:
+        scaled = _scaled(other, alpha, input, "sub" if negate else "add")
+    except RuntimeError:  # an alpha refused: out='s dtype is checked first
+        if out is not None:
+            error = out_cast_error(promote(input, other, "sub" if negate else "add")[2], out)
+            if error is not None:
+                raise error from None
+        raise
     try:
         result = cls.apply(input, scaled)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
@@ -376,6 +383,8 @@ def _scaled(x, alpha, ref, op="add"):
     if not isinstance(ref, Tensor):
         return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
     kind = ref._data.dtype.kind
+    if kind in "iu" and alpha.__class__ is int:  # c10's checked conversion of alpha into the
+        _dtype.checked_int(alpha, ref._data.dtype)  # dtype (int8: 200 raises, uint8: -1 wraps)
     if isinstance(x, Tensor):
         if x._data.dtype.kind == "b":
             if kind == "b":  # torch casts alpha to bool: bool + bool stays bool (a logical or)
@@ -483,6 +492,9 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
         return fn(a, b, out=out)
     check_alpha(alpha, fn.__name__)
     if alpha.__class__ is bool or isinstance(alpha, Tensor):
+        error = out_cast_error(dt, out)  # (checked first, as torch)
+        if error is not None:
+            raise error
         _alpha(alpha, a, b)  # a bool (or a 0-d bool tensor) refused: the result is a half dtype
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
     # (a 0-d tensor alpha too: torch reads it as a number, alpha=sigma in samplers)
@@ -609,12 +621,22 @@ def mul(input, other, *, out=None):
             if dt.itemsize == 1:  # float8 times a number: NOTE [ Float8 dtypes ]
                 raise _dtype.float8_error("mul_cpu_reduced_float", dt)
             if _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
-                return _out(HalfMul.apply(input, other), out)
+                return _out(HalfMul.apply(*_first_number_rounded(input, other, dt)), out)
     try:
         result = Mul.apply(input, other)
     except OverflowError:  # x * 0x9E3779B97F4A7C15: NOTE [ Unsigned 64-bit numbers ]
         result = Mul.apply(*wrapped_big_ints(input, other))
     return result if out is None else _out(result, out)
+
+
+def _first_number_rounded(input, other, dt):
+    """(input, other) of mul/div's half-dtype path, a number input (torch.mul(2.3, x_half))
+    rounded to the half dtype dt first: torch wraps it into a tensor cast to dt like any
+    operand, where a number other is read in float32 (its CPU-scalar path; 1e5 * x is
+    x.mul(1e5)). NOTE [ Half-precision arithmetic ]"""
+    if isinstance(input, Tensor):
+        return input, other
+    return _half_number(other._device.backend.xp, input, dt), other
 
 
 def _refuse_float8(x, kernel: str) -> None:
@@ -664,7 +686,7 @@ def div(input, other, *, rounding_mode=None, out=None):
                     scalar = _number_operand(input, other) or other._data.ndim == 0
                     raise _dtype.float8_error("div_cpu_reduced_float" if scalar else "div_cpu", dt)
                 if _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
-                    return _out(HalfDiv.apply(input, other), out)
+                    return _out(HalfDiv.apply(*_first_number_rounded(input, other, dt)), out)
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
     if rounding_mode == "floor" or rounding_mode == "trunc":
@@ -679,7 +701,7 @@ def div(input, other, *, rounding_mode=None, out=None):
             or (other.__class__ is not Tensor and isinstance(other, Tensor))
         ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
             return run_converted(div, (input, other), {"rounding_mode": rounding_mode, "out": out})
-        return _out(_integer_div(a, b, rounding_mode, dt), out)
+        return _out(_integer_div(a, b, rounding_mode, dt, out), out)
     if not isinstance(rounding_mode, str):  # NOTE [ Overloaded reductions ]: its overloads
         from minitorch._ops._parser_errors import parsed_error
 
@@ -691,13 +713,13 @@ def div(input, other, *, rounding_mode=None, out=None):
     )
 
 
-def _integer_div(a, b, mode, dt):
+def _integer_div(a, b, mode, dt, out=None):
     if dt is _dtype.bool:
         raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     x, y = _d(a), _d(b)
     if zero_divisor(y, (a if isinstance(a, Tensor) else b)._device, x):
-        raise RuntimeError("ZeroDivisionError")
+        raise zero_division(dt, out)
     try:
         q = xp.floor_divide(x, y)
     except ValueError as e:
@@ -710,6 +732,23 @@ def _integer_div(a, b, mode, dt):
         q = q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
     dev = (a if isinstance(a, Tensor) else b)._device
     return _make(xp.asarray(q, dtype=dt.np), dev, False, None)
+
+
+def out_cast_error(dt, out) -> RuntimeError | None:
+    """torch's error for an out= that a result of dtype dt cannot be cast into, or None; for the
+    error paths torch checks it before (an integer division by zero, add's alpha)."""
+    if isinstance(out, Tensor) and not _dtype.can_cast(dt, out.dtype):
+        return RuntimeError(
+            f"result type {_dtype.scalar_name(dt)} can't be cast to the desired output type "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
+    return None
+
+
+def zero_division(dt, out) -> RuntimeError:
+    """torch's error for an integer division (of result type dt) by zero: its ZeroDivisionError,
+    or before it, as torch checks out= before its kernel runs, out='s "can't be cast" error."""
+    return out_cast_error(dt, out) or RuntimeError("ZeroDivisionError")
 
 
 def zero_divisor(y, device, x=None) -> bool:
@@ -754,7 +793,7 @@ def floor_divide(input=REQUIRED, other=REQUIRED, *extra, out=None):
             or (other.__class__ is not Tensor and isinstance(other, Tensor))
         ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
             return run_converted(floor_divide, (input, other), {"out": out})
-        return _out(_integer_div(a, b, "floor", dt), out)
+        return _out(_integer_div(a, b, "floor", dt, out), out)
     dev = (a if isinstance(a, Tensor) else b)._device
     try:
         q = _rounded_quotient(dev.backend.xp, _d(a), _d(b), "floor", dt.np)
@@ -953,7 +992,7 @@ def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
     dev = (a if isinstance(a, Tensor) else b)._device
     xp = dev.backend.xp
     if zero_divisor(_d(b), dev, _d(a)):
-        raise RuntimeError("ZeroDivisionError")
+        raise zero_division(dt, out)
     try:
         r = xp.remainder(_d(a), _d(b))
     except ValueError as e:
@@ -1180,6 +1219,8 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
         if not dt.is_floating_point and exponent.__class__ is not bool and exponent < 0:
             # (the exponent as given: promote wraps -2 into a uint8's 254)
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if out is not None and out_cast_error(dt, out) is not None:  # (before the exponent's
+            raise out_cast_error(dt, out)  # conversion into the dtype, as torch)
         if exponent.__class__ is int and dt.np.kind in "iu":
             _dtype.checked_int(exponent, dt.np)  # torch refuses an exponent its dtype cannot hold
         if dt is _dtype.bool:  # bool ** bool stays bool (NumPy's power gives int8)
@@ -1864,12 +1905,15 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
         dt = _clamp_dtype(input, min, max, lo, hi, mixed)
         if dt is _dtype.bool and lo is not None and hi is not None:
+            if mixed and isinstance(out, Tensor) and out.dtype is not dt:
+                raise found_dtype_error(out.dtype, dt)  # (the number overload's out= first)
             kernel = "clamp_scalar_cpu" if mixed else "clamp_cpu"  # mixed: read as numbers
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
         result = ClampTensor.apply(*args)
         if mixed:  # torch reads the 0-d tensor as a number: its node for number bounds
-            result = name_node(result, "ClampBackward1")
+            # (and its out= must have the result's dtype)
+            return _out_exact(name_node(result, "ClampBackward1"), out)
         return _out(result, out)  # a wider out: torch casts (tensor bounds)
     min, max = number(min), number(max)
     dt = input.dtype
@@ -1888,6 +1932,8 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
                     _check_float_bound(bnd, dt)
     if not dt.is_floating_point:
         if dt is _dtype.bool:  # torch has no bool kernel for number bounds (even when empty)
+            if isinstance(out, Tensor) and out.dtype is not dt:
+                raise found_dtype_error(out.dtype, dt)  # (out='s dtype first)
             kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
             raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
         # c10's checked conversion, as torch converts the bounds: into uint8, -1 is 255 (so
@@ -2095,11 +2141,15 @@ def _out_exact(result: Tensor, out):
     """_out for the ops torch computes in their input's dtype (neg, abs, sign, clamp): out must
     have the result's dtype (ops computing in float, exp or sigmoid, cast into any out)."""
     if isinstance(out, Tensor) and out.dtype is not result.dtype:
-        raise RuntimeError(
-            f"Found dtype {_dtype.scalar_name(out.dtype)} but expected "
-            f"{_dtype.scalar_name(result.dtype)}"
-        )
+        raise found_dtype_error(out.dtype, result.dtype)
     return _out(result, out)
+
+
+def found_dtype_error(got, want) -> RuntimeError:
+    """torch's error for an out= of dtype `got` where its kernel writes `want` only."""
+    return RuntimeError(
+        f"Found dtype {_dtype.scalar_name(got)} but expected {_dtype.scalar_name(want)}"
+    )
 
 
 def _out(result: Tensor, out):

@@ -28,8 +28,10 @@ from minitorch._ops.pointwise import (
     _out_exact,
     div,
     float_mod,
+    out_cast_error,
     sigmoid,
     where,
+    zero_division,
     zero_divisor,
 )
 from minitorch._ops.pointwise_more import (
@@ -158,7 +160,8 @@ def hypot(input, other, *, out=None):
     a, b, dt = promote(input, other, "hypot")
     if not dt.is_floating_point:
         # torch reports shapes that do not broadcast before the dtype it has no kernel for
-        _raise_broadcast_error(None, (input, other), _not_implemented("hypot_cpu", dt))
+        error = out_cast_error(dt, out) or _not_implemented("hypot_cpu", dt)  # (out= first)
+        _raise_broadcast_error(None, (input, other), error)
     return _out(Hypot.apply(a, b), out)
 
 
@@ -216,7 +219,7 @@ def fmod(input=REQUIRED, other=REQUIRED, *extra, out=None):
             return run_converted(fmod, (input, other), {"out": out})
         dev = _device_of(a, b)
         if zero_divisor(_d(b), dev, _d(a)):
-            raise RuntimeError("ZeroDivisionError")
+            raise zero_division(dt, out)
         xp = dev.backend.xp
         try:
             r = xp.fmod(_d(a), _d(b))
@@ -438,11 +441,18 @@ def lerp(input=REQUIRED, end=REQUIRED, weight=REQUIRED, *extra, out=None):
         if common is not dt:
             input, end, dt = cast(input, common), cast(end, common), common
     if not dt.is_floating_point:
+        if isinstance(weight, Tensor) and isinstance(out, Tensor):  # (out='s dtype first)
+            if weight.ndim == 0 and out_cast_error(dt, out) is not None:
+                raise out_cast_error(dt, out)  # (a 0-d weight: promoted, cast into out)
+            if weight.ndim and out.dtype is not dt:
+                _out_exact(input, out)  # (raises torch's dtype error)
         raise _not_implemented(kernel, dt)
     if not isinstance(weight, Tensor):
         return _out(LerpScalar.apply(input, end, weight=weight), out)
-    # a tensor weight: torch's out= must have the result's dtype (a number weight casts)
-    return _out_exact(Lerp.apply(input, end, cast(weight, dt)), out)
+    # a tensor weight: torch's out= must have the result's dtype (a number weight casts, and a
+    # 0-d one, which takes part in type promotion)
+    result = Lerp.apply(input, end, cast(weight, dt))
+    return _out(result, out) if weight.ndim == 0 else _out_exact(result, out)
 
 
 # --- addcmul, addcdiv ---
@@ -485,6 +495,8 @@ class Addcmul(Function):
             # (a float16 product of two gradients above 256 would overflow: Adam's exp_avg_sq)
             xd, ad, bd = xd.astype("float32"), ad.astype("float32"), bd.astype("float32")
         if value != 1:
+            if value.__class__ is int and dt.kind in "iu":  # c10's checked conversion, as
+                value = _dtype.checked_int(value, dt)  # torch's (uint8: -1 is 255)
             ad = value * ad
         return _arr(ctx.xp, _fused_multiply_add(ctx.xp, ad, bd, xd).astype(dt, copy=False))
 

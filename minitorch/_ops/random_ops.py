@@ -634,13 +634,16 @@ def _random_range(args, kwargs):
 # bernoulli, poisson, multinomial (out of place)
 
 
-def bernoulli(input, p=None, *, generator=None, out=None):
+def bernoulli(input=REQUIRED, p=None, *extra, generator=None, out=None, **unknown):
     """bernoulli(input): 1 with probability input[i]; bernoulli(input, p): a tensor like input
     filled with Bernoulli(p) samples. Mirrors torch.bernoulli.
 
     Differences from torch: bernoulli(input, p) never requires grad (torch's result has a node
     that refuses backward).
     """
+    if extra or unknown or input is REQUIRED:
+        params = {"input": input, "p": p, "generator": generator, "out": out}
+        raise _bernoulli_call_error("bernoulli", params, extra, unknown)
     if not isinstance(input, Tensor):
         raise TypeError(
             f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
@@ -671,6 +674,29 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if isinstance(out, Tensor) and out.dtype is not result.dtype and not result._requires_grad:
         result = result.to(out.dtype)  # torch draws into out: any dtype takes the 0s and 1s
     return write_out(out, result)
+
+
+def _bernoulli_call_error(op: str, params: dict, extra: tuple, unknown: dict) -> TypeError:
+    """torch's parser's TypeError for a call of bernoulli (or Tensor.bernoulli: `op`) given
+    `extra` positional arguments past p, keywords it has no parameter for (`unknown`) or no
+    input: its overloads listed, or the one that fits the count named (NOTE [ Argument parser
+    errors ]). params: the parameters by name in the signature's order (REQUIRED or None where
+    not given). An error path."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    got = call_arguments("bernoulli")
+    positional = [v for k, v in params.items() if k in ("input", "p")]
+    if got is None:  # (unread: the options and unknown ones by keyword, a None p not given)
+        called = [k for k in ("generator", "out") if params.get(k) is not None] + list(unknown)
+        if not extra:
+            positional = [v for v in positional if v is not None and v is not REQUIRED]
+    else:
+        called = got[1]
+        positional = positional[: got[0] - len(extra)]
+    params.update(unknown)
+    keywords = {k: params[k] for k in reversed(called) if k in params}
+    return invalid_arguments("bernoulli", _BERNOULLI_FORMS[op], (*positional, *extra), keywords)
 
 
 def _check_bernoulli_p(p, args: tuple, generator, out=None):
@@ -722,12 +748,20 @@ def _no_bernoulli_overload(op: str, params: dict):
     raise no_overload(op.removeprefix("Tensor."), text, _BERNOULLI_FORMS[op])
 
 
-def poisson(input, generator=None):
+def poisson(input=REQUIRED, generator=None, *extra):
     """Poisson samples with rates input (same dtype). Mirrors torch.poisson."""
+    if extra:
+        raise too_many_positional("poisson", 2 + len(extra), 2, 1)
     if not isinstance(input, Tensor):
+        if input is REQUIRED:  # (torch's parser's wording)
+            raise missing_positional("poisson", "input")
         raise TypeError(
             f"poisson(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
+    if generator is not None and not isinstance(generator, Generator):
+        from minitorch._ops._common import wrong_type
+
+        raise wrong_type("poisson", generator, "generator", 2, "torch.Generator")
     _require_float(input, "poisson_cpu")
     if input._device is cpu and input._data.size and not bool((input._data >= 0).all()):
         s = _stream(input._device, generator, "poisson")

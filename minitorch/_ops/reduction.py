@@ -218,15 +218,11 @@ def _out_exact(result, out, amax_op=None):
     return _out(result, out)
 
 
-def _no_out_without_dim(op: str, out):
-    # torch's signature for the full sum/prod has no out= (its arg parser's TypeError)
-    if out is not None:
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
-            f"but expected one of:\n * (Tensor input, *, torch.dtype dtype = None)\n * (Tensor "
-            f"input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor "
-            f"out = None)\n"
-        )
+def _no_out_without_dim(op: str, input, dtype, out):
+    """torch's arg parser's TypeError for out= given to the full sum/prod (dim left out; a
+    dim=None given is the dim overload, which takes out=): their signature has no out=."""
+    named = (("input", input), ("dtype", dtype), ("out", out))
+    return overload_error(op, *OVERLOADS[op], [(n, v) for n, v in named if v is not None])
 
 
 # NOTE [ keepdim without dim ]
@@ -240,7 +236,7 @@ def _no_out_without_dim(op: str, out):
 # which saves the common calls a second sentinel test; the others refuse it too.
 
 
-def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms):
+def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms, dtype=None):
     """(dim, keepdim) of sum/mean called with NumPy's axis=/keepdims= spellings (axis=None
     names the dim overload, as torch's), or torch's TypeError for keepdim=True / keepdims= with
     no dim. Off the common calls (x.sum(), x.sum(1)); NOTE [ keepdim without dim ]."""
@@ -249,7 +245,9 @@ def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms):
     if keepdims is not None:
         keepdim = keepdims
     if dim is _MISSING:
-        _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms, input)
+        _keepdim_needs_dim(
+            op, keepdim if keepdim else _MISSING, keepdims, None, forms, input, dtype
+        )
     if keepdim.__class__ is not bool:
         if dim is None:  # a dim given as None fits the dim overload (its dim may be None)
             raise keepdim_error(op, dim, keepdim)
@@ -293,14 +291,16 @@ def keepdim_error(op: str, dim, keepdim, forms=None, pos: int | None = 3) -> Typ
     return no_overload(op, f"Tensor, {type_name(dim)}, keepdim={type_name(keepdim)}", forms)
 
 
-def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms, input=None):
+def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms, input=None, dtype=None):
     """torch's TypeError for keepdim (or keepdims) given without a dim -- unless NumPy's axis=
     spelling gave the dim. See NOTE [ keepdim without dim ]. With input (sum, mean, prod), a
-    call of the Tensor method gets its own wording (no input among the overloads)."""
+    call of the Tensor method gets its own wording (no input among the overloads); a dtype=
+    given too fits the dim overload only: torch's 'missing "dim"' (sum, prod; mean lists)."""
     if axis is not None:
         return
     if input is not None and keepdims is None:
-        raise overload_error(op, *OVERLOADS[op], (("input", input), ("keepdim", keepdim)))
+        named = (("input", input), ("keepdim", keepdim), ("dtype", dtype))
+        raise overload_error(op, *OVERLOADS[op], named[: 2 + (dtype is not None)])
     got = "Tensor"
     if keepdim is not _MISSING:
         got += f", keepdim={type_name(keepdim)}"
@@ -461,7 +461,11 @@ def sum(
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim or keepdims is not None or axis is not _MISSING:
-            dim, keepdim = _dim_args("sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS)
+            dim, keepdim = _dim_args(
+                "sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS, dtype
+            )
+        elif out is not None:
+            raise _no_out_without_dim("sum", input, dtype, out)
         else:
             dim = None
     elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
@@ -485,8 +489,8 @@ def sum(
     else:
         np_dtype = None
     if dim is None:
-        _no_out_without_dim("sum", out)
-        return Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+        result = Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+        return result if out is None else _out_cast(result, out, dtype)
     return _out_cast(SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out, dtype)
 
 
@@ -580,9 +584,12 @@ def mean(
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("mean", (input, dim, keepdim, *extra), dtype=dtype, out=out)
-    if dim is _MISSING:  # NOTE [ keepdim without dim ]
+    omitted = dim is _MISSING  # (out='s errors: the full mean's or the dim overload's)
+    if omitted:  # NOTE [ keepdim without dim ]
         if keepdim or keepdims is not None or axis is not _MISSING:
-            dim, keepdim = _dim_args("mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS)
+            dim, keepdim = _dim_args(
+                "mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS, dtype
+            )
         else:
             dim = None
     elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
@@ -613,15 +620,17 @@ def mean(
     fn = Mean if dim is None else MeanDim
     if out is None:
         return fn.apply(input, dims=dims, keepdim=keepdim)
-    return _mean_out(fn, input, dims, keepdim, dtype, out)
+    return _mean_out(fn, input, dims, keepdim, dtype, out, omitted)
 
 
-def _mean_out(fn, input, dims, keepdim, dtype, out):
+def _mean_out(fn, input, dims, keepdim, dtype, out, omitted):
     """mean into out=: computed in out's dtype, which must be a float (torch's two messages: the
-    full mean's and, with dims, its division's), and dtype= if given."""
+    full mean's and, with dims -- dim=None given among them -- its division's), and dtype= if
+    given."""
     if isinstance(out, Tensor) and out.dtype is not input.dtype:  # (input: cast to dtype= here)
-        if not out.dtype.is_floating_point and (fn is Mean or dtype is None):
-            if fn is Mean:
+        full = fn is Mean and omitted
+        if not out.dtype.is_floating_point and (full or dtype is None):
+            if full:
                 raise RuntimeError(
                     "mean.dtype_out(): input types can't be cast to the desired output type "
                     f"{_short(out.dtype)}"
@@ -701,7 +710,11 @@ class Prod(Function):
                 # torch's shortcut for a full product with two zeros or more: a zero gradient
                 # (the product of the others would be nan where an inf sits beside them)
                 return _const(a._device.backend.xp.zeros(shape, dtype=a._data.dtype), a)
+            if math.prod(shape) == 1:  # (torch's prod_safe_zeros_backward: grad as it is)
+                return g
             return g * _exclusive_products(a.reshape(-1), 0).reshape(shape)
+        if shape[dims[0]] == 1:  # a product of one factor: the gradient passes through
+            return g
         return g * _exclusive_products(a, dims[0])
 
 
@@ -744,7 +757,9 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
         )
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim is not _MISSING:
-            _keepdim_needs_dim("prod", keepdim, None, None, _PROD_FORMS, input)
+            _keepdim_needs_dim("prod", keepdim, None, None, _PROD_FORMS, input, dtype)
+        if out is not None:
+            raise _no_out_without_dim("prod", input, dtype, out)
         dim = None
     elif dim is None:  # prod's dim overload takes an int only
         named = (("input", input), ("dim", dim), ("keepdim", keepdim))
@@ -772,7 +787,6 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
     elif x.dtype.kind in "biu":
         input = cast(input, _dtype.int64)
     if dim is None:
-        _no_out_without_dim("prod", out)
         return Prod.apply(input, dims=dims, keepdim=keepdim, np_dtype=None)
     result = ProdDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=None)
     if result._grad_fn is not None and dim.__class__ is int and dim < 0:
@@ -828,7 +842,8 @@ def _nansum_out_input(input, dtype, out):
         return input
     if out.dtype is input.dtype:
         return input
-    if floating and not out.dtype.is_floating_point:
+    if floating and not out.dtype.is_floating_point and input._data.size:
+        # (an empty input reaches no kernel: its sum of nothing is a 0 of out's dtype)
         raise NotImplementedError(
             f"\"nansum_cpu\" not implemented for '{_dtype.scalar_name(out.dtype)}'"
         )
@@ -1209,6 +1224,8 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
         raise not_tensor(op, input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error(op, dim, keepdim)
+    if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
+        _out_exact(input, out, op)  # (its error: torch checks out's dtype before the dims)
     if not x.size and x.ndim and dim is not None:
         # torch checks each dim as given (its message keeps a negative one) before repeats
         for d in dim if isinstance(dim, (list, tuple)) else (dim,):
@@ -1439,15 +1456,16 @@ def _logsumexp(op, input, dim, keepdim, out, extra=()):
         raise not_tensor(op, input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error(op, dim, keepdim)
-    if dim is _MISSING or dim is None or (dim.__class__ in (tuple, list) and not dim):
-        _logsumexp_dim_check(op, x, dim, keepdim)
-    if out is not None and isinstance(out, Tensor):
-        # computed in out's dtype, which must be a float (the message names logsumexp either way)
+    if out is not None and isinstance(out, Tensor) and dim is not _MISSING and dim is not None:
+        # computed in out's dtype, which must be a float (the message names logsumexp either way;
+        # checked before an empty dim tuple's kernel error, after the parser's of no dim)
         if not out.dtype.is_floating_point:
             raise RuntimeError(
                 "logsumexp(): Expected floating point type for result tensor, but got: "
                 f"{_short(out.dtype)}"
             )
+    if dim is _MISSING or dim is None or (dim.__class__ in (tuple, list) and not dim):
+        _logsumexp_dim_check(op, x, dim, keepdim)
     if not input.dtype.is_floating_point:
         input = cast(input, _dtype.default_float())
     dims = reduce_dims(dim, x.ndim, "logsumexp")

@@ -597,17 +597,21 @@ def _norm_input(x, dtype, op: str):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector p-norm over dims (all by default). Mirrors torch.linalg.vector_norm."""
     p = _ord(ord, "linalg_vector_norm")
-    x = _norm_input(x, dtype, "linalg.vector_norm")
+    if keepdim.__class__ is not bool:  # (the parser's error: before any other)
+        raise flag_error("linalg_vector_norm", "keepdim", keepdim, 4)
+    if dtype is not None:  # (its TypeError is the parser's too; its value is checked below)
+        _dtype.to_dtype(dtype, "linalg_vector_norm")
+    x = _norm_input(x, None, "linalg.vector_norm")
     if p.__class__ is complex:
         raise RuntimeError(
             "linalg.vector_norm: Expected a non-complex scalar as the order of norm."
         )
     data = x._data
     dims = reduce_dims(dim, data.ndim, "linalg_vector_norm", pos=3)
-    if keepdim.__class__ is not bool:
-        raise flag_error("linalg_vector_norm", "keepdim", keepdim, 4)
     if data.size == 0 and (p < 0 or p == math.inf):
         _check_norm_identity(p, dim, dims, data.shape)
+    if dtype is not None:  # (checked after the dims and the identity, as torch)
+        x = _norm_input(x, dtype, "linalg.vector_norm")
     result = LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim)
     if result._grad_fn is not None and ord.__class__ is int:  # (for grad_fn._saved_<name>)
         result._grad_fn.__dict__.update(given_dim=dim, given_ord=ord)
@@ -1122,12 +1126,18 @@ def nanmedian(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
 
 def _check_median_out(op, input, dim, out):
     """torch's checks of median's and nanmedian's out=: only the dim form takes one; the indices
-    must be int64 (checked first), the values of input's dtype (both messages say median)."""
+    must be int64 (checked first), the values of input's dtype (both messages say median);
+    the dim before either."""
     if dim is None:  # torch's argument parser: the all-elements form has no out=
         raise missing_positional(op, "dim")
     from minitorch._ops.inplace import check_out_tuple
 
     check_out_tuple(out, 2, op, 3)
+    if isinstance(input, Tensor):  # (and an empty dim's IndexError)
+        x = input._data
+        d = wrap_dim(dim, x.ndim, op, "dim", 2)
+        if not x.size:
+            _check_nonempty(x, (d,), "median")
     values, indices = out
     if indices.dtype is not _dtype.int64:
         raise RuntimeError(

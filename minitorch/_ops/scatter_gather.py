@@ -321,7 +321,7 @@ def _value_tensor(x: Tensor, value) -> Tensor:
 
 
 def scatter(
-    input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None, out=None
+    input: Tensor, dim: int, index: Tensor, src=None, *extra, value=None, reduce=None, out=None
 ) -> Tensor:
     """A copy of input with src (or value) written at index along dim. Mirrors torch.scatter.
 
@@ -330,6 +330,8 @@ def scatter(
     """
     named = (("input", input), ("dim", dim), ("index", index), ("src", src))
     named += (("value", value), ("reduce", reduce), ("out", out))
+    if extra:
+        raise _extra_error("scatter", named, extra)
     if src is not None and (src.__class__ is not Tensor or value is not None):
         _src_number_by_keyword(src, "scatter", named)
     try:
@@ -339,6 +341,16 @@ def scatter(
 
         raise argument_error(e, "scatter", named) from None
     return _maybe_out(result, out)
+
+
+def _extra_error(op: str, named, extra: tuple) -> TypeError:
+    """torch's parser's TypeError for scatter or scatter_ given `extra` positional arguments
+    past src (x.scatter(0, i, src, 5)): its overloads listed. named: scatter's (name, value)
+    pairs, the keyword-only ones None where not given."""
+    from minitorch._ops._parser_errors import OVERLOADS, overload_error, with_extra
+
+    keywords = [(k, v) for k, v in named[4:] if v is not None]
+    return overload_error(op, *OVERLOADS[op], with_extra(named[:4], extra) + keywords)
 
 
 def _src_number_by_keyword(src, op: str, named) -> None:
@@ -394,10 +406,12 @@ def _warn_reduce_deprecated() -> None:
     )
 
 
-def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
+def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *extra, value=None, reduce=None):
     """In-place scatter. Mirrors torch.Tensor.scatter_."""
     named = (("input", input), ("dim", dim), ("index", index), ("src", src))
     named += (("value", value), ("reduce", reduce))
+    if extra:
+        raise _extra_error("scatter_", named, extra)
     if src is not None and (src.__class__ is not Tensor or value is not None):
         _src_number_by_keyword(src, "scatter_", named)
     others = (src,) if isinstance(src, Tensor) else ()
@@ -719,8 +733,9 @@ def take_along_dim(
     check_tensors("take_along_dim", ("input", input))
     if not isinstance(indices, Tensor):  # (position 1 for the method, none by keyword)
         raise not_tensor("take_along_dim", indices, "indices", 2)
-    if dim is None:  # gather's dtype check (int32 too; any dtype when empty)
-        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+    if dim is None:  # gather's dtype check (int32 too; any dtype when empty); torch flattens
+        # by view, so a tensor that cannot be viewed flat (an expanded one) is view's error
+        return gather(input.view(-1), 0, indices.view(-1), out=out)
     # torch's order: dim's type (its parser), the ranks, the dtype (along a dim it takes int64
     # only), then dim's range
     if dim.__class__ is not int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import strided_view
-from minitorch._ops._common import index, int_list, is_index, not_tensor
+from minitorch._ops._common import check_int, index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd.function import Function, name_node
@@ -349,15 +349,18 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
         shape = input._data.shape
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("unflatten", input) from None
+    # torch's order: the parser's types (dim's, then sizes'), dim's range, empty sizes, 0-d
+    if dim.__class__ is not int:
+        dim = check_int("unflatten", dim, "dim", 2)
+    sizes = int_list(sizes, "unflatten", "sizes", 3)
     d = _wrap_dim(dim, len(shape), "unflatten", "dim", 2)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     if not shape:  # (wrap_dim lets a 0-d tensor take dim 0 or -1)
         raise RuntimeError(
             f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
             "dimensions"
         )
-    sizes = int_list(sizes, "unflatten", "sizes", 3)
-    if not sizes:
-        raise RuntimeError("unflatten: sizes must be non-empty")
     try:
         sizes = _infer_shape(sizes, shape[d], "unflatten")
     except RuntimeError as e:
@@ -691,12 +694,14 @@ def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
     return transpose(input, -2, -1)
 
 
-def _dims_list(dims, n, op, what):
-    dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
-    wrapped = tuple(_wrap_dim(d, n) for d in dims)
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"{op}: repeated dim in `{what}` ({list(dims)})")
-    return wrapped
+def _dims_list(dims, n, op, *whats):
+    """Each of the dim lists `dims` wrapped, with torch's order of errors: every dim's range
+    (all lists), then a repeated dim (list by list, named by `whats`)."""
+    out = [tuple(_wrap_dim(d, n) for d in ds) for ds in dims]
+    for ds, wrapped, what in zip(dims, out, whats, strict=True):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"{op}: repeated dim in `{what}` ({list(ds)})")
+    return out
 
 
 def _movedim_error(input, source, destination, op: str = "movedim", extra=()) -> TypeError:
@@ -734,8 +739,7 @@ def movedim(
             f"movedim: Invalid source or destination dims: source ({src_list} dims) should contain "
             f"the same number of dims as destination ({dst_list} dims)"
         )
-    src = _dims_list(src_list, n, "movedim", "source")
-    dst = _dims_list(dst_list, n, "movedim", "destination")
+    src, dst = _dims_list((src_list, dst_list), n, "movedim", "source", "destination")
     if n == 0:  # dim 0 of a 0-d tensor: torch's identity view, an alias (AliasBackward0)
         return name_node(Permute.apply(input, dims=()), "AliasBackward0")
     order = [-1] * n

@@ -221,10 +221,11 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     if size.__class__ is not int:
         if isinstance(size, Tensor):  # torch's Tensor.split reads a one-element tensor's value
             size = int(size)
-        elif not is_index(size):  # x.split(n / 2): torch's TypeError, not a truncated size
+        elif not isinstance(size, int):  # x.split(n / 2), a NumPy integer: torch's Python split
+            # passes what is no int (nor tensor) to split_with_sizes, which refuses it
             raise TypeError(
                 "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
-                f"not {type(size).__name__}"
+                f"not {type_name(size)}"
             )
         else:
             size = size.__index__()

@@ -418,7 +418,7 @@ def _may_overlap(x) -> bool:
     return False
 
 
-def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+def as_strided(input: Tensor, size, stride=REQUIRED, storage_offset: int | None = None) -> Tensor:
     """A view of the memory with explicit size, stride and offset. Mirrors torch.as_strided.
 
     See NOTE [ as_strided addresses the root's memory ].
@@ -426,8 +426,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     if not isinstance(input, Tensor):
         raise not_tensor("as_strided", input)
     # a float size or stride raises, as torch's, rather than truncating: NOTE [ Int-like arguments ]
-    size = ints(size, "as_strided", "size")
-    stride = ints(stride, "as_strided", "stride")
+    size = ints(size, "as_strided", "size", 2)  # (its type before a stride left out)
+    stride = ints(stride, "as_strided", "stride", 3)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
@@ -440,7 +440,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     if storage_offset is None:
         storage_offset = input.storage_offset()
     elif storage_offset.__class__ is not int:
-        storage_offset = index(storage_offset, "as_strided", "storage_offset")
+        storage_offset = check_int("as_strided", storage_offset, "storage_offset", 4)
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
     # a dtype view's root may itself start inside the storage (NOTE [ Dtype views ]): offsets

@@ -209,8 +209,10 @@ def repeat_interleave(input=None, repeats=None, dim=None, *extra, output_size=No
         if dim is None:
             input = flatten(input)  # (not rebound when it raises: the error shows the input)
             d = 0
-        else:
+        elif input._data.ndim or not isinstance(repeats, Tensor):
             d = _wrap_dim(dim, input._data.ndim)
+        else:  # a 0-d input: torch sizes it at the dim as given (an IndexError below)
+            d = dim if dim.__class__ is int else _wrap_dim(dim, 0)
     except (AttributeError, TypeError):  # arguments of types no overload takes
         raise _repeat_interleave_error(input, repeats, dim, output_size) from None
     n = input._data.shape[d] if input._data.ndim else 1
@@ -218,6 +220,10 @@ def repeat_interleave(input=None, repeats=None, dim=None, *extra, output_size=No
         repeats = index(repeats, "repeat_interleave", "repeats")
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
+        if dim is not None and not input._data.ndim:  # torch unsqueezes the input at dim + 1
+            raise IndexError(
+                "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+            )
         if output_size is not None and output_size != n * repeats:
             raise RuntimeError(
                 f"repeat_interleave: Invalid output_size, expected {n * repeats} but got "
@@ -233,6 +239,8 @@ def repeat_interleave(input=None, repeats=None, dim=None, *extra, output_size=No
         return flatten(x, d, d + 1)
     if repeats._data.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if dim is not None and not input._data.ndim:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     m = repeats._data.size
     if m != 1 and m != n:  # checked before the dtype, as torch
         raise RuntimeError(

@@ -815,11 +815,41 @@ def _unique_slices_with_nan(xp, x):
     return values, inverse, xp.bincount(group)
 
 
-def unique_consecutive(
-    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None
-):
+# NOTE [ unique_consecutive's dispatch names ]
+# torch.unique_consecutive is Python: boolean_dispatch wrappers (on return_inverse, read at
+# position 2, then return_counts, read at position 1, as torch's arg_index say) calling one of
+# four functions, so Python's TypeError for an argument given twice, a missing or an extra one
+# names that function: torch.unique_consecutive(x, True, return_inverse=False) is
+# "_consecutive_return_counts() got multiple values for argument 'return_inverse'". The
+# wrapper renames the error on its path only.
+def _dispatched_name(args: tuple, kwargs: dict) -> str:
+    def flag(name, i):
+        v = kwargs[name] if name in kwargs else args[i] if i < len(args) else False
+        return v is not None and not isinstance(v, Tensor) and bool(v)  # (no host reads)
+
+    inverse, counts = flag("return_inverse", 2), flag("return_counts", 1)
+    if inverse:
+        return "_consecutive_return_inverse" + ("_and_counts" if counts else "")
+    return "_consecutive_return_counts" if counts else "_consecutive_return_output"
+
+
+def unique_consecutive(*args, **kwargs):
     """Collapses runs of equal consecutive elements (or slices along dim). Mirrors
     torch.unique_consecutive."""
+    try:
+        return _unique_consecutive(*args, **kwargs)
+    except TypeError as e:  # NOTE [ unique_consecutive's dispatch names ]
+        text = str(e)
+        if not text.startswith("_unique_consecutive() "):
+            raise
+        name = _dispatched_name(args, kwargs)
+        raise TypeError(name + text[len("_unique_consecutive") :]) from None
+
+
+def _unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None
+):
+    """unique_consecutive, its arguments bound."""
     check_tensors("unique_consecutive", ("input", input))
     # (torch's Python wrapper passes these by keyword: no position in its message)
     check_bool("unique_consecutive", return_inverse, "return_inverse")
@@ -853,6 +883,9 @@ def unique_consecutive(
     return _finish_unique(
         input, values, inverse, counts, return_inverse, return_counts, "unique_consecutive"
     )
+
+
+unique_consecutive.__wrapped__ = _unique_consecutive  # (its signature, for inspect)
 
 
 # --- searching and counting ---

@@ -279,14 +279,11 @@ def unsafe_chunk(input, chunks, dim=0) -> tuple:
 def unsafe_split(input, split_size, dim=0) -> tuple:
     """The same as split here. Mirrors torch.unsafe_split."""
     check_tensors("unsafe_split", ("input", input))
-    # (named as unsafe_split; a list of sizes is taken, as split takes it, where torch's
-    # unsafe_split refuses one)
-    if split_size.__class__ is not int and not isinstance(split_size, (list, tuple)):
+    if split_size.__class__ is not int:  # (a list of sizes too: unsafe_split_with_sizes takes it)
         split_size = check_int("unsafe_split", split_size, "split_size", 2)
     from minitorch._ops.shape_join import split
 
-    name = "UnsafeSplitWithSizesBackward0" if isinstance(split_size, (list, tuple)) else None
-    return _unsafe(split(input, split_size, dim), name or "UnsafeSplitBackward0")
+    return _unsafe(split(input, split_size, dim), "UnsafeSplitBackward0")
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:

@@ -123,9 +123,24 @@ def _slice_step(step, op, pos):
     return step
 
 
+def _slice_bounds(dim, start, end):
+    # slice_scatter's optional int start and end (an error path: torch's TypeError, by position)
+    if dim.__class__ is not int:
+        check_int("slice_scatter", dim, "dim", 3)
+    if start is not None:
+        start = check_int("slice_scatter", start, "start", 4)
+    if end is not None:
+        end = check_int("slice_scatter", end, "end", 5)
+    return start, end
+
+
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """input with src written into input[start:end:step] along dim. Mirrors
     torch.slice_scatter."""
+    if (start is not None and start.__class__ is not int) or (
+        end is not None and end.__class__ is not int
+    ):  # torch's parser reads the types first (x.slice_scatter(src, 9, 1.5) names start)
+        start, end = _slice_bounds(dim, start, end)
     d = wrap_dim(dim, input.ndim, "slice_scatter", "dim", 3)
     key = (slice(None),) * d + (slice(start, end, _slice_step(step, "slice_scatter", 6)),)
     r = _scatter_into(input, src, lambda t: t[key], "slice_scatter")

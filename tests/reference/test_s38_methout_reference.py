@@ -103,7 +103,7 @@ ARGS = {
     "quantile": "0.5", "renorm": "2, 0, 1.0", "select_scatter": "y[0], 0, 0",
     "slice_scatter": "x", "sort": "0", "std": "0", "sum": "0", "trace": "", "var": "0",
     "vdot": "v", "corrcoef": "", "geqrf": "", "eig": "", "symeig": "", "solve": "x",
-    "lstsq": "x",
+    "lstsq": "x", "bernoulli": "0.5",
 }  # fmt: skip
 
 # methods forwarding keywords whose out=/input= wording is left (module docstring), or that take

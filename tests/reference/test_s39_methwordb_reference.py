@@ -65,9 +65,8 @@ Known and left (documented):
 - x.resize("a") / x.resize_as("a"): torch's Python-level quirks (a RuntimeError naming "a",
   an AttributeError); minitorch's parser-style TypeError. x.record_stream("a"): torch's
   "unknown parameter type". x.sum_to_size(size=[1.5]) says "not tuple" (torch: "not list").
-- x.unsafe_split([1, 2]) is taken as split takes it (torch's unsafe_split takes an int only):
-  tests/ops/test_views.py relies on it. x.max(0, keepdims=1), x.max(axis="a"): the function's
-  listing (torch: the method's wording), as before.
+- x.max(0, keepdims=1), x.max(axis="a"): the function's listing (torch: the method's wording),
+  as before. (x.unsafe_split([1, 2]), left here, now raises torch's TypeError: test_s39_smallfix.)
 - The records run on the CPU only."""
 
 from __future__ import annotations
