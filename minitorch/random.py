@@ -1257,6 +1257,27 @@ def normal(
 # --- _like ---
 
 
+def _like_options(
+    op, named, input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad
+):
+    """(shape, dtype, device, requires_grad) of rand_like, randn_like or randint_like (`op`)
+    from its options, or torch's listing of its overloads for a TypeError among them (`named`:
+    the (name, value) pairs of its first arguments)."""
+    try:
+        if layout is not None:
+            check_layout(layout, op)
+        if pin_memory is not False:
+            _check_pin_memory(pin_memory)
+        if requires_grad.__class__ is not bool:
+            requires_grad = bool_flag(requires_grad, "requires_grad")
+        return (*_like(input, dtype, device, op, memory_format), requires_grad)
+    except TypeError as e:
+        raise _option_error(
+            op, e, named, (), {}, generator=generator, memory_format=memory_format, dtype=dtype,
+            layout=layout, device=device, pin_memory=pin_memory, requires_grad=requires_grad,
+        ) from None  # fmt: skip
+
+
 def rand_like(
     input=REQUIRED,
     *extra,
@@ -1285,20 +1306,10 @@ def rand_like(
         r = like_subclass(rand_like, locals())
         if r is not None:
             return r
-    try:
-        if layout is not None:
-            check_layout(layout, "rand_like")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
-        if requires_grad.__class__ is not bool:
-            requires_grad = bool_flag(requires_grad, "requires_grad")
-        shape, dt, dev = _like(input, dtype, device, "rand_like", memory_format)
-    except TypeError as e:
-        raise _option_error(
-            "rand_like", e, [("input", input)], (), {}, generator=generator,
-            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
-            pin_memory=pin_memory, requires_grad=requires_grad,
-        ) from None  # fmt: skip
+    shape, dt, dev, requires_grad = _like_options(
+        "rand_like", [("input", input)], input, generator, memory_format, dtype, layout,
+        device, pin_memory, requires_grad,
+    )  # fmt: skip
     return _like_drawn_in_place(
         "rand_like",
         input,
@@ -1339,20 +1350,10 @@ def randn_like(
         r = like_subclass(randn_like, locals())
         if r is not None:
             return r
-    try:
-        if layout is not None:
-            check_layout(layout, "randn_like")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
-        if requires_grad.__class__ is not bool:
-            requires_grad = bool_flag(requires_grad, "requires_grad")
-        shape, dt, dev = _like(input, dtype, device, "randn_like", memory_format)
-    except TypeError as e:
-        raise _option_error(
-            "randn_like", e, [("input", input)], (), {}, generator=generator,
-            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
-            pin_memory=pin_memory, requires_grad=requires_grad,
-        ) from None  # fmt: skip
+    shape, dt, dev, requires_grad = _like_options(
+        "randn_like", [("input", input)], input, generator, memory_format, dtype, layout,
+        device, pin_memory, requires_grad,
+    )  # fmt: skip
     return _like_drawn_in_place(
         "randn_like",
         input,
@@ -1446,20 +1447,10 @@ def randint_like(
             generator=generator, dtype=dtype, layout=layout, device=device,
             requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory,
         )  # fmt: skip
-    try:
-        if layout is not None:
-            check_layout(layout, "randint_like")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
-        if requires_grad.__class__ is not bool:
-            requires_grad = bool_flag(requires_grad, "requires_grad")
-        shape, dt, dev = _like(input, dtype, device, "randint_like", memory_format)
-    except TypeError as e:
-        raise _option_error(
-            "randint_like", e, _randint_like_named(input, low, high), (), {}, generator=generator,
-            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
-            pin_memory=pin_memory, requires_grad=requires_grad,
-        ) from None  # fmt: skip
+    shape, dt, dev, requires_grad = _like_options(
+        "randint_like", _randint_like_named(input, low, high), input, generator, memory_format,
+        dtype, layout, device, pin_memory, requires_grad,
+    )  # fmt: skip
     if high is None:
         low, high = 0, low
     return _like_drawn_in_place(
