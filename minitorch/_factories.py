@@ -745,6 +745,16 @@ _NO_PINNED_ALLOCATOR = (
 )
 
 
+def check_options(op: str, layout, pin_memory, dtype=None) -> None:
+    """A factory's layout= and pin_memory= where either was given (the caller tests `layout is
+    not None or pin_memory is not False`, so a plain call pays one test): check_layout, then
+    the pinned-memory check."""
+    if layout is not None:
+        check_layout(layout, op, dtype)
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
+
+
 def _check_pin_memory(pin_memory=True) -> None:
     """A factory's pin_memory=True: torch's RuntimeError where no GPU provides page-locked
     memory (checked only when asked, so the common factory call pays nothing); a pin_memory
@@ -1206,10 +1216,8 @@ def zeros(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
-    if layout is not None:
-        check_layout(layout, "zeros", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("zeros", layout, pin_memory, dtype)
     if out is not None:
         return _into_out(
             out,
@@ -1238,10 +1246,8 @@ def ones(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.ones."""
-    if layout is not None:
-        check_layout(layout, "ones", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("ones", layout, pin_memory, dtype)
     if out is not None:
         return _into_out(
             out,
@@ -1275,10 +1281,8 @@ def empty(
     non-deterministic, e.g. NaNs that propagate); in deterministic mode it holds torch's fill
     (see _uninitialized).
     """
-    if layout is not None:
-        check_layout(layout, "empty", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("empty", layout, pin_memory, dtype)
     if out is not None:
         if isinstance(out, Tensor) and out._requires_grad:  # (torch's empty resizes out first)
             raise RuntimeError("cannot resize variables that require grad")
@@ -1309,10 +1313,8 @@ def empty_permuted(
     """An empty tensor of shape `size` whose dims lie in memory in the order physical_layout
     (outermost first): empty_permuted((2, 3, 5, 7), (0, 2, 3, 1)) has strides (105, 1, 21, 3).
     Mirrors torch.empty_permuted; filled as empty() is."""
-    if layout is not None:
-        check_layout(layout, "empty_permuted", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("empty_permuted", layout, pin_memory, dtype)
     shape = _dims_arg(size, "empty_permuted", "size", 1)
     perm = _dims_arg(physical_layout, "empty_permuted", "physical_layout", 2)
     ndim = len(shape)
@@ -1492,10 +1494,8 @@ def full(
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
     if extra or size is REQUIRED or fill_value is REQUIRED:
         raise arity_error("full", extra, 2, size=size, fill_value=fill_value)
-    if layout is not None:
-        check_layout(layout, "full", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("full", layout, pin_memory, dtype)
     if out is not None:
         return _into_out(
             out,
@@ -1633,10 +1633,8 @@ def zeros_like(
         r = like_subclass(zeros_like, locals())
         if r is not None:
             return r
-    if layout is not None:
-        check_layout(layout, "zeros_like", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("zeros_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format, extra)
     return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
 
@@ -1656,10 +1654,8 @@ def ones_like(
         r = like_subclass(ones_like, locals())
         if r is not None:
             return r
-    if layout is not None:
-        check_layout(layout, "ones_like", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("ones_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format, extra)
     return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
 
@@ -1679,10 +1675,8 @@ def empty_like(
         r = like_subclass(empty_like, locals())
         if r is not None:
             return r
-    if layout is not None:
-        check_layout(layout, "empty_like", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("empty_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format, extra)
     out = _filled(_uninitialized(dt), shape, dt, dev, requires_grad)
     return _laid_like(out, input, memory_format, "empty_like")
@@ -1706,10 +1700,8 @@ def full_like(
         r = like_subclass(full_like, locals())
         if r is not None:
             return r
-    if layout is not None:
-        check_layout(layout, "full_like", dtype)
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("full_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "full_like", memory_format)
     fill_value = _fill_number(fill_value, "full_like")  # its error names full_like, not full
     out = full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -1742,10 +1734,8 @@ def eye(
                 raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
             # with a second argument or a keyword, torch's parser lists both overloads
             raise _eye_type_error((n,) if m is None else (n, m), keywords)
-        if layout is not None:
-            check_layout(layout, "eye")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
+        if layout is not None or pin_memory is not False:
+            check_options("eye", layout, pin_memory)
         if out is not None:
             return _into_out(
                 out,

@@ -33,7 +33,7 @@ from minitorch._factories import (
     _size_kwarg,
     _typename,
     bool_flag,
-    check_layout,
+    check_options,
     like_subclass,
     tensor,
     zeros_like,
@@ -737,10 +737,8 @@ def _samples(op, size, kwargs, generator, out, dtype, layout, device, requires_g
                 op, size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
                 device=device, requires_grad=requires_grad, pin_memory=pin_memory,
             )  # fmt: skip
-        if layout is not None:
-            check_layout(layout, op)
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
+        if layout is not None or pin_memory is not False:
+            check_options(op, layout, pin_memory)
         if out is not None:
             return _into_out(
                 out,
@@ -840,10 +838,8 @@ def randint(
     try:
         if unknown:  # (torch lists the overloads: the handler below)
             raise unexpected_keyword("randint", next(iter(unknown)))
-        if layout is not None:
-            check_layout(layout, "randint")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
+        if layout is not None or pin_memory is not False:
+            check_options("randint", layout, pin_memory)
         given = {"low": low, "high": high, "size": size}
         if len(args) == 3 or (len(args) == 2 and size is not None):
             names = ("low", "high", "size")[: len(args)]
@@ -982,10 +978,8 @@ def randperm(
             )  # fmt: skip
         if unknown:  # (torch lists the overloads: the handler below)
             raise unexpected_keyword("randperm", next(iter(unknown)))
-        if layout is not None:
-            check_layout(layout, "randperm")
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
+        if layout is not None or pin_memory is not False:
+            check_options("randperm", layout, pin_memory)
         if out is not None:
             return _into_out(
                 out,
@@ -1264,10 +1258,8 @@ def _like_options(
     from its options, or torch's listing of its overloads for a TypeError among them (`named`:
     the (name, value) pairs of its first arguments)."""
     try:
-        if layout is not None:
-            check_layout(layout, op)
-        if pin_memory is not False:
-            _check_pin_memory(pin_memory)
+        if layout is not None or pin_memory is not False:
+            check_options(op, layout, pin_memory)
         if requires_grad.__class__ is not bool:
             requires_grad = bool_flag(requires_grad, "requires_grad")
         return (*_like(input, dtype, device, op, memory_format), requires_grad)

@@ -391,21 +391,18 @@ def empty_strided(
     """An uninitialized (here zero-filled) tensor of `size` laid out with `stride` (in
     elements) over memory of its own. Mirrors torch.empty_strided."""
     from minitorch._factories import (
-        _check_pin_memory,
         _dtype_arg,
         _require_grad,
         _shape_seq,
-        check_layout,
+        check_options,
         empty,
     )
 
     if extra or size is REQUIRED or stride is REQUIRED:
         raise arity_error("empty_strided", extra, 2, size=size, stride=stride)
     dtype = _dtype_arg(dtype, None, "empty_strided")
-    if layout is not None:
-        check_layout(layout, "empty_strided")
-    if pin_memory is not False:
-        _check_pin_memory(pin_memory)
+    if layout is not None or pin_memory is not False:
+        check_options("empty_strided", layout, pin_memory)
     # torch's size check: "Trying to create tensor with negative dimension -3: [2, -3]"
     size, stride = _shape_seq(size, "empty_strided", 1), ints(stride, "empty_strided", "stride", 2)
     if len(size) != len(stride):
