@@ -91,8 +91,9 @@ from minitorch.random import (  # noqa: F401
     seed,
     set_rng_state,
 )
+from minitorch.torch_version import TorchVersion as _TorchVersion
 
-__version__ = "0.1.0"
+__version__ = _TorchVersion("0.1.0")  # compares as a version: __version__ >= (0, 1)
 
 # torch's constants (torch.pi, -torch.inf in masks, x[:, torch.newaxis])
 pi = _math.pi
@@ -241,8 +242,9 @@ def typename(obj) -> str:
 
 # torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
 # RuntimeWarnings are attributed to minitorch's op and backend modules (and to the autograd
-# engine, which sums the gradients reaching a node: inf + -inf is nan there too).
-_KERNEL_MODULES = r"minitorch\.(_ops|_backend|autograd\.engine)"
+# engine, which sums the gradients reaching a node: inf + -inf is nan there too; and to _dtype,
+# whose casts make a number beyond a 2-byte float's range inf, as c10's do, silently).
+_KERNEL_MODULES = r"minitorch\.(_ops|_backend|_dtype|autograd\.engine)"
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=_KERNEL_MODULES)
 
 

@@ -71,12 +71,14 @@ def _overlapping(x) -> bool:
 
 
 def copy_as(xp, x, fmt):
-    """A copy of the array x laid out in fmt (preserve_format: x's own order when x does not
-    overlap itself, as torch keeps a dense input's strides; row-major otherwise)."""
-    if fmt is contiguous_format or (fmt is preserve_format and _overlapping(x)):
+    """A copy of the array x laid out in fmt (preserve_format: as torch lays out a copy of x,
+    NOTE [ Preserved layouts ])."""
+    if fmt is contiguous_format:
         return xp.array(x, order="C", copy=True)
     if fmt is preserve_format:
-        return x.copy(order="K")
+        if x.flags.c_contiguous or not x.size:
+            return x.copy(order="K")
+        return into_layout_of(xp, x, x)
     need, order = _ORDERS[fmt]
     if x.ndim != need:
         raise _rank_error(fmt, x.ndim)
@@ -184,10 +186,68 @@ def _is_meta(xp) -> bool:
 def like(xp, x, out):
     """`out`, a fresh row-major array of x's shape, laid out in x's axis order (*_like's
     preserve_format); out itself when x is row-major (the common case: no copy)."""
-    if x.flags.c_contiguous or x.ndim < 2 or _overlapping(x):
+    if x.flags.c_contiguous or x.ndim < 2 or not x.size:
         return out
-    order = sorted(range(x.ndim), key=lambda a: -abs(x.strides[a]))  # slowest axis first
-    back = [0] * x.ndim
-    for i, a in enumerate(order):
-        back[a] = i
-    return xp.ascontiguousarray(out.transpose(order)).transpose(back)
+    return into_layout_of(xp, x, out)
+
+
+# NOTE [ Preserved layouts ]
+# torch gives a new tensor made "like" x (clone, empty_like and the other *_like, a conversion
+# .to(dtype)) x's own strides where x is dense without overlaps, and otherwise (a stepped slice,
+# an expanded tensor) dense strides in x's order: dims ranked by stride, fastest first, by an
+# insertion sort from the row-major order in which a zero stride compares with nothing (so an
+# expanded dim stays where a row-major tensor has it) and equal strides put the smaller size
+# first (the rule its pointwise kernels lay their outputs out by). NumPy's order="K" ranks a
+# zero stride and the strides of size-1 dims otherwise; these helpers run off the row-major path.
+
+
+def preserved_copy(xp, x, dtype):
+    """A copy of the array x cast to dtype, laid out as torch lays out a copy of x (NOTE
+    [ Preserved layouts ]): for a conversion of an array NumPy's order="K" would misplace."""
+    return into_layout_of(xp, x, x, xp.dtype(dtype))
+
+
+def into_layout_of(xp, x, values, dtype=None):
+    """A new array of x's shape and the dtype of `values` (or dtype), laid out in x's layout
+    (NOTE [ Preserved layouts ]), holding `values`."""
+    dtype = values.dtype if dtype is None else dtype
+    item = dtype.itemsize
+    if _dense(x):
+        strides = [s // x.itemsize * item for s in x.strides]
+    else:
+        strides, step = [0] * x.ndim, item
+        for a in _torch_order(x.shape, x.strides):
+            strides[a] = step
+            step *= max(x.shape[a], 1)
+    out = strided_view(xp, xp.empty(x.size, dtype), x.shape, strides)
+    out[...] = values
+    return out
+
+
+def _dense(x) -> bool:
+    """Whether x's elements fill its memory span exactly once (torch's non-overlapping and
+    dense): its strides, size-1 dims aside, are a row-major layout's in some order."""
+    dims = sorted((a for a in range(x.ndim) if x.shape[a] > 1), key=lambda a: x.strides[a])
+    expected = x.itemsize
+    for a in dims:
+        if x.strides[a] != expected:
+            return False
+        expected *= x.shape[a]
+    return True
+
+
+def _torch_order(shape, strides) -> list:
+    """x's dims, fastest first, as torch ranks them (NOTE [ Preserved layouts ])."""
+    order = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(order)):
+        at = i
+        for j in range(i - 1, -1, -1):
+            a, b = order[j], order[at]
+            sa, sb = strides[a], strides[b]
+            if sa == 0 or sb == 0 or (sa == sb and shape[a] <= shape[b]):
+                continue  # no say: look further back
+            if sa < sb:
+                break
+            order[j], order[at] = b, a
+            at = j
+    return order

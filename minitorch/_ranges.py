@@ -71,6 +71,11 @@ def _fma(a, b, c):
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
+    scale = _split_scale(a) * _split_scale(b)
+    if scale != 1.0:  # a finite factor past 2**900, whose split overflows: scaled by 2**-k,
+        # an exact change of exponent (a c within 2**-766 of zero would lose low bits: no arange's)
+        big = _split_scale(a)
+        return _fma(a * big, b * (scale / big), np.asarray(c, np.float64) * scale) / scale
     p = a * b
     ah, al = _split(a)
     bh, bl = _split(b)
@@ -81,7 +86,18 @@ def _fma(a, b, c):
     if np.any(inexact_even):
         v = np.where(inexact_even, np.nextafter(v, np.where(v_err > 0, np.inf, -np.inf)), v)
     with np.errstate(invalid="ignore"):
-        return np.where(v == 0, hi, hi + v)  # See NOTE [ The FMA's signed zero ]
+        out = np.where(v == 0, hi, hi + v)  # See NOTE [ The FMA's signed zero ]
+        if not np.isfinite(out).all():  # an inf product or c (linspace's overflowed step):
+            # the FMA's inf (or inf - inf's nan) is the plain sum's, not the split's nan
+            out = np.where(np.isfinite(p) & np.isfinite(c), out, p + c)
+    return out
+
+
+def _split_scale(x) -> float:
+    """2**-256 where a finite element of x is past 2**900 (Veltkamp's split of it, times 2**27,
+    would overflow into nan), else 1."""
+    big = np.abs(x, where=np.isfinite(x), out=np.zeros(x.shape)).max(initial=0.0) > 2.0**900
+    return 2.0**-256 if big else 1.0
 
 
 def _fma32(a, b, c):
@@ -300,10 +316,38 @@ def _layout_type():
 _NOT_GIVEN = object()  # arange's start, end and step left out (None is refused when given)
 
 
+def _keyword_bounds(start, end, step, extra, unknown, options):
+    """arange's positional start, end, step with those given by keyword (popped from `unknown`)
+    filled in. torch's parser refuses a bound given twice, and reads a lone start= as an
+    arange(end) missing its end; a start= with other arguments and no end is left to arange's
+    own check (no overload takes it)."""
+    bounds = [start, end, step]
+    twice = False
+    for i, name in enumerate(("start", "end", "step")):
+        if name in unknown:
+            twice = twice or bounds[i] is not _NOT_GIVEN
+            bounds[i] = unknown.pop(name)
+    start, end, step = bounds
+    if twice:
+        error = TypeError("arange() received an invalid combination of arguments")
+        end = start if end is _NOT_GIVEN else end  # arange(1, start=2): its type listed twice
+        raise _arange_error(start, end, step, error, extra, **options, **unknown)
+    if end is _NOT_GIVEN and start is not _NOT_GIVEN:  # start= without end=
+        from minitorch._call_site import call_arguments
+
+        call = call_arguments("arange")
+        if call is not None and call[0] == 0 and list(call[1]) == ["start"] and not unknown:
+            raise TypeError('arange() missing 1 required positional arguments: "end"')
+        error = TypeError("arange() received an invalid combination of arguments")
+        raise _arange_error(None, start, step, error, extra, **options, **unknown)
+    return start, end, step
+
+
 def arange(
     start=_NOT_GIVEN,
     end=_NOT_GIVEN,
     step=_NOT_GIVEN,
+    /,
     *extra,
     out=None,
     dtype=None,
@@ -314,10 +358,11 @@ def arange(
     **unknown,
 ) -> Tensor:
     """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
-    start, end and step are integers, else the default float dtype; see NOTE [ Range values ].
-
-    Differences from torch: arange(start=5) is read as arange(5) (torch: "missing 1 required
-    positional arguments")."""
+    start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
+    if unknown:  # start=, end=, step= by keyword (positional-only above: arange(start=5) raises)
+        options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
+        options.update(pin_memory=pin_memory, requires_grad=requires_grad)
+        start, end, step = _keyword_bounds(start, end, step, extra, unknown, options)
     if pin_memory:
         _check_pin_memory()
     if end is _NOT_GIVEN:

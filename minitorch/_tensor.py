@@ -738,7 +738,9 @@ class Tensor(TensorMethods):
         return self._host().tolist()
 
     def numpy(self, *, force: bool = False):
-        if force:
+        if force is not False:
+            if force is not True:  # (torch's parser takes a bool only)
+                raise TypeError(f"numpy(): argument 'force' must be bool, not {_type_name(force)}")
             return self.detach().cpu()._data
         if self._requires_grad:
             from minitorch.autograd.grad_mode import state

@@ -344,6 +344,17 @@ def _function_keywords(name: str, args: tuple, kwargs: dict) -> None:
         raise _ops._parser_errors.method_keyword_error(name, args, kwargs)
 
 
+def _keyword_error(name: str, self, args: tuple, kwargs: dict, error: TypeError) -> None:
+    """Raises torch's TypeError for the call of the method `name` that its function refused
+    with `error`, where that is a keyword none of its overloads has; returns otherwise (the
+    caller re-raises `error`). An error path."""
+    from minitorch._ops._parser_errors import given_twice_error
+
+    ours = given_twice_error(name, (self, *args), kwargs, error, method=True)
+    if ours is not error:
+        raise ours from None
+
+
 def _takes_no_arguments(name: str, args) -> None:
     """torch's TypeError for a positional argument given to a method taking keywords only
     (x.float(None), x.contiguous(fmt))."""
@@ -1713,17 +1724,29 @@ class TensorMethods:
     def sum(self, *args, **kwargs):
         if kwargs:
             _function_keywords("sum", args, kwargs)
-        return _ops.sum(self, *args, **kwargs)
+        try:
+            return _ops.sum(self, *args, **kwargs)
+        except TypeError as e:  # (a keyword no overload has: NOTE [ Arguments given twice ])
+            _keyword_error("sum", self, args, kwargs, e)
+            raise
 
     def mean(self, *args, **kwargs):
         if kwargs:
             _function_keywords("mean", args, kwargs)
-        return _ops.mean(self, *args, **kwargs)
+        try:
+            return _ops.mean(self, *args, **kwargs)
+        except TypeError as e:  # (a keyword no overload has: NOTE [ Arguments given twice ])
+            _keyword_error("mean", self, args, kwargs, e)
+            raise
 
     def prod(self, *args, **kwargs):
         if kwargs:
             _function_keywords("prod", args, kwargs)
-        return _ops.prod(self, *args, **kwargs)
+        try:
+            return _ops.prod(self, *args, **kwargs)
+        except TypeError as e:  # (a keyword no overload has: NOTE [ Arguments given twice ])
+            _keyword_error("prod", self, args, kwargs, e)
+            raise
 
     def max(self, *args, **kwargs):
         if kwargs and ("out" in kwargs or "input" in kwargs):  # (the method has neither)
@@ -1975,7 +1998,16 @@ class TensorMethods:
             if dims[0] is None:
                 _squeeze_none_error(False)
             return _ops.squeeze(self, dims[0])
-        return _ops.squeeze(self, dims) if dims else _ops.squeeze(self)
+        if not dims:
+            return _ops.squeeze(self)
+        try:
+            return _ops.squeeze(self, dims)
+        except TypeError as e:  # z.squeeze(0.5, 2): torch's parser reads varargs as given
+            if "failed to unpack" in str(e):  # (a later dim: its wording names the element)
+                raise
+            parser = _ops._parser_errors
+            forms = parser.OVERLOADS["squeeze"][1]
+            raise parser.invalid_arguments("squeeze", forms, dims, {}) from None
 
     def unsqueeze(self, dim=REQUIRED, *extra):
         if extra:

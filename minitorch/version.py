@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from minitorch import __version__
+from minitorch import __version__ as _version
+
+__version__ = str(_version)  # a plain str here, as torch.version's
 
 __all__ = ["__version__", "cuda", "hip", "rocm", "xpu", "debug", "git_version"]
 

@@ -185,10 +185,12 @@ def _with_numpy_aliases(fn, method=None):
     @_functools.wraps(fn)
     def aliased(*args, **kwargs):
         if "axis" in kwargs:
-            if "dim" in kwargs:
-                raise TypeError(f"{fn.__name__}() got both 'dim' and its alias 'axis'")
+            if "dim" in kwargs:  # (torch's parser: an unknown keyword, beside the dim it names)
+                raise _alias_error(fn.__name__, args, kwargs, "axis", method)
             kwargs["dim"] = kwargs.pop("axis")
         if "keepdims" in kwargs:
+            if "keepdim" in kwargs:
+                raise _alias_error(fn.__name__, args, kwargs, "keepdims", method)
             kwargs["keepdim"] = kwargs.pop("keepdims")
         try:
             return fn(*args, **kwargs)
@@ -210,6 +212,15 @@ def _with_numpy_aliases(fn, method=None):
         return aliased(*args, **kwargs)
 
     return spelled_x
+
+
+def _alias_error(op: str, args: tuple, kwargs: dict, alias: str, method) -> TypeError:
+    """torch's TypeError for a call of `op` that gave a NumPy spelling (`alias`) beside torch's
+    own: the alias is a keyword no parameter is left for. An error path."""
+    from minitorch._ops._parser_errors import given_twice_error
+
+    error = TypeError(f"{op}() got an unexpected keyword argument '{alias}'")
+    return given_twice_error(op, args, kwargs, error, method)
 
 
 # The functions whose tensor argument minitorch names `x`, as torch's documentation does, where

@@ -759,29 +759,67 @@ OVERLOADS = {
 # lists them, the keyword "incorrect" under each overload of as many parameters as were given
 # (NOTE [ Argument parser errors ]). The wrapper every op and method taking a dim goes through
 # (NOTE [ NumPy argument aliases ] in minitorch/_ops) catches Python's error and asks
-# given_twice_error for torch's, from the overloads OVERLOADS and METHOD_FORMS hold.
+# given_twice_error for torch's, from the overloads OVERLOADS and METHOD_FORMS hold. So is a
+# keyword no parameter has (x.std(foo=1)): Python's "got an unexpected keyword argument", where
+# torch's parser lists the overloads of an op of several, or else names the first of the call's
+# arguments it cannot take (x.sum(dtype=torch.float64, foo=1) misses "dim" first).
 
 
 def given_twice_error(op: str, args: tuple, kwargs: dict, error: TypeError, method=None):
     """torch's TypeError for a call of `op` with `args` (the tensor first) and `kwargs` that
-    Python refused with `error` as giving an argument twice (NOTE [ Arguments given twice ]);
-    `error` itself for any other error or an op without listed overloads. method: whether the
-    user called the Tensor method (None: read from the call stack). For error paths only."""
+    Python refused with `error` as giving an argument twice, or a keyword of the call that no
+    parameter has (NOTE [ Arguments given twice ]); `error` itself for any other error or an op
+    without listed overloads. method: whether the user called the Tensor method (None: read
+    from the call stack). For error paths only."""
     from minitorch._ops._common import _called_as_method
 
-    if not str(error).startswith(f"{op}() got multiple values for argument "):
-        return error
+    text = str(error)
+    if not text.startswith(f"{op}() got multiple values for argument "):
+        unknown = f"{op}() got an unexpected keyword argument "
+        if not text.startswith(unknown) or text[len(unknown) + 1 : -1] not in kwargs:
+            return error
     if method is None:
         method = _called_as_method(op)
+    called = _as_called(op, kwargs)
     forms = OVERLOADS.get(op) or OVERLOADS.get(op[:-1])  # (x.squeeze_: squeeze's overloads)
+    if op in ("sort", "argsort"):
+        from minitorch._ops import sorting
+
+        forms = (sorting._SORT_FORMS[op], sorting._SORT_METHOD_FORMS)
     if forms is not None:
         forms = forms[1] if method else forms[0]
     elif method and op in METHOD_FORMS:
         forms = METHOD_FORMS[op]
+    elif called is not kwargs:  # (an op of one overload: the alias is the keyword it lacks)
+        name = text.rsplit("'", 2)[1]
+        alias = _ALIASES.get(name)
+        return unexpected_keyword(op, alias if alias in called else name)
     else:
         return error
     positional = args[1:] if method else args  # (a method's listing leaves self out)
-    return invalid_arguments(op, forms, positional, dict(reversed(kwargs.items())))
+    return invalid_arguments(op, forms, positional, dict(reversed(called.items())))
+
+
+_ALIASES = {"dim": "axis", "keepdim": "keepdims"}  # NOTE [ NumPy argument aliases ]
+
+
+def _as_called(op: str, kwargs: dict) -> dict:
+    """`kwargs` as the user's call of `op` spelled them, in its order, where the NumPy-alias
+    wrapper renamed axis= or keepdims= (torch's parser names those in its errors: x.cumsum(1,
+    axis=1) has an unexpected 'axis'); `kwargs` itself otherwise. For error paths only."""
+    from minitorch._call_site import call_keywords
+
+    names = call_keywords(op)
+    if not names or not ("axis" in names or "keepdims" in names):
+        return kwargs
+    spelled = {v: k for k, v in _ALIASES.items()}
+    called = {}
+    for name in names:
+        key = name if name in kwargs else spelled.get(name)
+        if key not in kwargs:
+            return kwargs
+        called[name] = kwargs[key]
+    return called if len(called) == len(kwargs) else kwargs
 
 
 def positional_count(op: str) -> int | None:

@@ -920,52 +920,81 @@ _AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
 _AS_INV_K = 1.0 / (_AS_P * _SQRT_HALF)  # 1 / (1 + k|x|) = c / (c + |x|) with c = 1 / k
 
 
+# NOTE [ GELU's polynomial in two squares ]
+# NumPy runs one pass over the block per ufunc call, so _gelu32's cost is its pass count, and a
+# pass reading two arrays costs ~1.7x one reading an array and a scalar. Horner's rule for
+# t P(t) / 2 takes a multiply by the leading coefficient and four (add, multiply by t) pairs.
+# Scaling t by alpha makes the quartic monic (alpha is folded into the division making t), and
+# the quartic is the product of two real quadratics (its roots are two complex pairs), each
+# written as (s + p)² + q with q > 0 (a sum of positives: no cancellation): three one-array
+# passes each, then two two-array multiplies. With the block's scratch arrays allocated once
+# and relu(x) as one maximum (not (x + |x|) / 2), the (2048, 512) float32 forward with its
+# derivative went from 3.58 to 3.28 ms (best of 150, interleaved); the results moved by at
+# most 2.4e-7 (float32 rounding), their distance to torch's is unchanged (1.2e-6).
+# alpha = (a5 / 2)^(1/5) for A&S's leading coefficient a5; the quadratics' constants solve
+# s^4 + b4 s^3 + b3 s^2 + b2 s + b1 = ((s + p1)² + q1) ((s + p2)² + q2), b_k = a_k / (2 alpha^k)
+# (a test multiplies them out)
+_GELU_ALPHA = (0.5 * _AS_COEFFS[0]) ** 0.2
+_GELU_P1, _GELU_Q1 = -0.610715013748991, 0.5238157583527666
+_GELU_P2, _GELU_Q2 = 0.007641835647017009, 0.16121380930432117
+
 _SIGN_BIT = -(2**31)  # float32's sign bit, as an int32
-_BLOCK = 1 << 15  # elements per pass of the float32 GELU kernels: their temporaries stay in cache
+# elements per pass of the float32 GELU kernel on the CPU: its seven arrays' blocks (1.3 MB) stay
+# in the L2 cache; 3.28 ms for (2048, 512) against 3.32 ms with 32768 (interleaved, best of 150)
+_BLOCK = 3 << 14
 
 
-def _gelu32(xp, x, out, deriv=None):
-    """x Φ(x) into out and, if given, Φ(x) + x φ(x) into deriv; all 1-D float32.
+def _gelu32(xp, x, out, deriv, block):
+    """x Φ(x) into out and, if given, Φ(x) + x φ(x) into deriv; all 1-D float32, in blocks of
+    `block` elements (on the CPU, cache-sized; elsewhere the whole array: a GPU would pay a
+    launch per block and op).
 
     x Φ(x) is even minus odd: x Φ(x) = relu(x) - |x| h with h = Φ(-|x|) = erfc(|x|/√2) / 2, so
     no branch on the sign is needed and the result keeps its relative precision far out on the
-    negative side; h comes from A&S 7.1.26 (√2 and the 1/2 folded into the constants). Each line
-    is one pass: NumPy has no fused kernels, so the pass count is the cost (and min/max, where,
-    sign and copysign cost several passes each; abs, arithmetic and bitwise ops one)."""
+    negative side; h comes from A&S 7.1.26 (√2 and the 1/2 folded into the constants; the
+    polynomial as NOTE [ GELU's polynomial in two squares ]). Each line is one pass: NumPy has
+    no fused kernels, so the pass count is the cost (where, sign and copysign cost several
+    passes each; abs, maximum, arithmetic and bitwise ops one)."""
     f32 = x.dtype.type
-    z = xp.abs(x)
-    t = z + f32(_AS_INV_K)
-    xp.divide(f32(_AS_INV_K), t, out=t)  # t = 1 / (1 + k|x|)
-    h = t * f32(0.5 * _AS_COEFFS[0])
-    for c in _AS_COEFFS[1:]:
-        h += f32(0.5 * c)
+    n = x.shape[0]
+    if not n:
+        return
+    m = min(block, n)
+    z, t, h, e = (xp.empty(m, dtype=x.dtype) for _ in range(4))
+    inv_k, s_num = f32(_AS_INV_K), f32(_AS_INV_K * _GELU_ALPHA)
+    p1, q1, p2, q2 = f32(_GELU_P1), f32(_GELU_Q1), f32(_GELU_P2), f32(_GELU_Q2)
+    half, zero, neg_half, inv_sqrt_2pi = f32(0.5), f32(0.0), f32(-0.5), f32(_INV_SQRT_2PI)
+    for i in range(0, n, m):
+        xb, ob = x[i : i + m], out[i : i + m]
+        if xb.shape[0] != m:  # the last, shorter block
+            k = xb.shape[0]
+            z, t, h, e = z[:k], t[:k], h[:k], e[:k]
+        xp.abs(xb, out=z)
+        xp.add(z, inv_k, out=t)
+        xp.divide(s_num, t, out=t)  # s = alpha / (1 + k|x|)
+        xp.add(t, p1, out=h)
+        xp.square(h, out=h)
+        h += q1
+        xp.add(t, p2, out=e)
+        xp.square(e, out=e)
+        e += q2
+        h *= e
         h *= t
-    e = xp.square(x)
-    e *= f32(-0.5)
-    xp.exp(e, out=e)  # e = exp(-x²/2) = √(2π) φ(x)
-    h *= e  # h = Φ(-|x|)
-    xp.add(x, z, out=out)
-    out *= f32(0.5)  # relu(x), exactly
-    xp.multiply(z, h, out=t)
-    out -= t
-    if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + sign(x) (1/2 - h + |x| φ(|x|))
-        e *= z
-        e *= f32(_INV_SQRT_2PI)
-        e -= h
-        e += f32(0.5)  # >= 0; now give it x's sign bit (NumPy's sign and copysign are slow)
-        xp.bitwise_and(x.view("int32"), _SIGN_BIT, out=t.view("int32"))
-        xp.bitwise_xor(e.view("int32"), t.view("int32"), out=e.view("int32"))
-        xp.add(e, f32(0.5), out=deriv)
-
-
-def _blocks(device, xp, fn, *arrays):
-    """fn over matching blocks of the 1-D arrays (the first is read, the others written):
-    cache-sized on the CPU, the whole arrays at once elsewhere (a GPU would pay a launch per
-    block and op)."""
-    n = arrays[0].shape[0]
-    step = _BLOCK if device.type == "cpu" else max(n, 1)
-    for i in range(0, n, step):
-        fn(xp, *(a[i : i + step] for a in arrays))
+        xp.square(xb, out=e)
+        e *= neg_half
+        xp.exp(e, out=e)  # e = exp(-x²/2) = √(2π) φ(x)
+        h *= e  # h = Φ(-|x|)
+        xp.maximum(xb, zero, out=ob)  # relu(x)
+        xp.multiply(z, h, out=t)
+        ob -= t
+        if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + sign(x) (1/2 - h + |x| φ(|x|))
+            e *= z
+            e *= inv_sqrt_2pi
+            e -= h
+            e += half  # >= 0; now give it x's sign bit (NumPy's sign and copysign are slow)
+            xp.bitwise_and(xb.view("int32"), _SIGN_BIT, out=t.view("int32"))
+            xp.bitwise_xor(e.view("int32"), t.view("int32"), out=e.view("int32"))
+            xp.add(e, half, out=deriv[i : i + m])
 
 
 def _flat32(xp, x):
@@ -1001,13 +1030,14 @@ class Gelu(Function):
         else:  # float32 (half computes in float32): see _gelu32
             flat = _flat32(xp, x)
             out = xp.empty_like(flat)
+            block = _BLOCK if a._device.type == "cpu" else max(flat.shape[0], 1)
             if ctx.needs_input_grad[0]:
                 deriv = xp.empty_like(flat)
-                _blocks(a._device, xp, _gelu32, flat, out, deriv)
+                _gelu32(xp, flat, out, deriv, block)
                 deriv = deriv.reshape(x.shape)
             else:
                 deriv = None
-                _blocks(a._device, xp, _gelu32, flat, out)
+                _gelu32(xp, flat, out, None, block)
             # computed row-major: laid out as x again (a channels-last x stays so, as torch's)
             out = _mf.like(xp, x, out.astype(x.dtype, copy=False).reshape(x.shape))
         ctx.deriv = deriv  # Φ + x φ, for the backward (one multiply per step, not an erf)

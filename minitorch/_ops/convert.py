@@ -64,7 +64,10 @@ class ToCopy(Function):
                 out = fast_cast(x, np_dtype)
                 if out is not None:
                     return out
-            return x.astype(np_dtype, order=_cast_order(x))
+            order = _cast_order(x)
+            if order == "C":  # a broadcast dim (rare): NOTE [ Preserved layouts ]
+                return _memory_format.preserved_copy(a_device.backend.xp, x, np_dtype)
+            return x.astype(np_dtype, order=order)
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
         # non_blocking copies keep the host side pinned (see to_host/from_host_nonblocking), so
         # they cast on the device; blocking ones cast on the host (fewer bytes when narrowing).
@@ -185,23 +188,13 @@ _TO_SIGNATURES = (
 )
 
 
-def _argtype(x) -> str:
-    if isinstance(x, Tensor):
-        return "Tensor"
-    if isinstance(x, _dtype.dtype):
-        return "torch.dtype"
-    if isinstance(x, Device):
-        return "torch.device"
-    return type(x).__name__
-
-
 def _invalid_to(args, kwargs) -> TypeError:
-    parts = [_argtype(a) for a in args] + [f"{k}={_argtype(v)}" for k, v in kwargs.items()]
-    got = ", ".join(parts) + (", " if kwargs and not args else "")
-    return TypeError(
-        f"to() received an invalid combination of arguments - got ({got}), but expected one "
-        f"of:\n{_TO_SIGNATURES}"
-    )
+    """torch's parser error for a call of to() no overload takes (the keywords listed in the
+    reverse of the call's order; one overload that fits the count names the argument)."""
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    forms = [line[4:-1] for line in _TO_SIGNATURES.splitlines()]
+    return invalid_arguments("to", forms, tuple(args), dict(reversed(kwargs.items())))
 
 
 def _is_dtype(x) -> bool:
@@ -230,7 +223,10 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     fmt = None
     for k, v in kwargs.items():
         if k == "memory_format":
-            fmt = _memory_format.check(v, "to")
+            try:
+                fmt = _memory_format.check(v, "to")
+            except TypeError:  # (every overload takes it: none fits)
+                raise _invalid_to(args, kwargs) from None
             continue
         if k not in names or k in bound or k == "tensor":
             raise _invalid_to(args, kwargs)
@@ -258,8 +254,16 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
         copy,
         non_blocking,
     )
-    if fmt is None or fmt is _memory_format.preserve_format or _memory_format.is_in(out._data, fmt):
+    if fmt is None or fmt is _memory_format.preserve_format:
         return out
+    if out is input:
+        # torch returns the tensor itself where its layout suggests fmt (a transposed matrix
+        # suggests contiguous_format, a sliced channels-last image channels_last), and a copy
+        # in fmt's own strides otherwise (an N x 1 x H x W one is channels-last and contiguous)
+        if (_memory_format.suggested_last(out._data) or _memory_format.contiguous_format) is fmt:
+            return out
+    elif 1 not in out._data.shape and _memory_format.is_in(out._data, fmt):
+        return out  # a new tensor already laid out in fmt
     return Clone.apply(out, memory_format=fmt)
 
 

@@ -761,10 +761,25 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
                 f"{list(shape)}: the memory it shares with its base ends before that; minitorch "
                 "cannot grow shared memory"
             )
+        _take_order(out, result._data)
     _check_overlap(out)
     writable(out)[...] = result._data
     out._vc[0] += 1
     return out
+
+
+def _take_order(out: Tensor, x) -> None:
+    """out, just resized row-major over its memory, re-viewed in the axis order of x, the
+    result written into it: torch lays out an out= it resizes as the result would have been
+    (exp(x.t(), out=empty(0)) is transposed, add(x_channels_last, 1, out=empty(0)) channels-last).
+    A row-major or self-overlapping result leaves out row-major."""
+    if x.flags.c_contiguous or not x.size or _memory_format._overlapping(x):
+        return
+    order = sorted(range(x.ndim), key=lambda a: -abs(x.strides[a]))  # slowest first
+    back = [0] * x.ndim
+    for i, a in enumerate(order):
+        back[a] = i
+    out._data = out._data.reshape([x.shape[a] for a in order]).transpose(back)
 
 
 def copy_out(out: Tensor, value: Tensor, op: str) -> Tensor:

@@ -140,7 +140,7 @@ def _partial_cholesky(xp, m, order: int):
     return low
 
 
-def _cholesky_with_info(a: Tensor):
+def _cholesky_with_info(a: Tensor, upper: bool = False):
     """(L, info) for a batch where some matrix is not positive-definite: L in the graph as
     torch's, whose gradient is right for the factored matrices (for the others, the formula
     applied to LAPACK's partial factor: inf and nan)."""
@@ -158,21 +158,26 @@ def _cholesky_with_info(a: Tensor):
             lows[index] = xp.linalg.cholesky(flat[index])
         infos.append(order)
     info = xp.asarray(infos, dtype="int32").reshape(x.shape[:-2])
-    return Cholesky.apply(a, low=lows.reshape(x.shape)), _make(info, a._device, False, None)
+    low = Cholesky.apply(a, low=lows.reshape(x.shape), upper=upper)
+    return low, _make(info, a._device, False, None)
 
 
 class Cholesky(Function):
-    """L = cholesky(A) (lower triangle of A read);
+    """L = cholesky(A) (lower triangle of A read; upper: L^T, one node as torch's);
     grad_A = sym(L^-T Phi(L^T grad) L^-1), Phi: the lower triangle with the diagonal halved"""
 
     _node_name = "LinalgCholeskyExBackward0"
+    _saved_names = ("L",)  # grad_fn._saved_<name> (as torch's): the factor returned
+    _saved_attrs = {"upper": "upper"}
 
     @staticmethod
-    def forward(ctx, a, *, low=None):
+    def forward(ctx, a, *, low=None, upper=False):
         xp = ctx.xp
+        ctx.upper = upper
         if low is not None:  # cholesky_ex's factor of a batch with a failure: the graph only
-            ctx.save_for_backward(low)
-            return low
+            out = xp.swapaxes(low, -1, -2) if upper else low
+            ctx.save_for_backward(out)
+            return out
         try:
             out = xp.linalg.cholesky(a._data)
         except Exception as e:
@@ -181,12 +186,16 @@ class Cholesky(Function):
             raise
         if a._device.type == "cpu" and out.size and _nan_pivot(xp, a._data, out):  # no device read
             _not_pd(xp, a._data, "linalg.cholesky")
+        if upper:
+            out = xp.swapaxes(out, -1, -2)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (lo,) = ctx._stored_tensors
+        if ctx.upper:
+            lo, grad = _mT(lo), _mT(grad)
         p = _mT(lo) @ grad.tril()
         p = p.tril() - 0.5 * p.diagonal(0, -2, -1).diag_embed()
         lt = _mT(lo)
@@ -216,6 +225,8 @@ class Qr(Function):
     Q grad_R[:, m:] for wide matrices"""
 
     _node_name = "LinalgQrBackward0"
+    _saved_names = ("Q", "R")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"mode": "mode"}
 
     @staticmethod
     def forward(ctx, a, *, mode="reduced"):
@@ -299,6 +310,7 @@ class Eigh(Function):
     E_ij = w_j - w_i (the diagonal set to one)"""
 
     _node_name = "LinalgEighBackward0"
+    _saved_names = ("eigenvalues", "eigenvectors")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, uplo="L"):
@@ -418,8 +430,7 @@ def linalg_cholesky(input, *, upper=False, out=None):
             linalg_cholesky, _autocast.FP32_CPU, (A,), {"upper": upper, "out": out}
         )
     _check_cholesky(A, "linalg_cholesky", upper)
-    low = Cholesky.apply(A)
-    return _write_exact(_mT(low) if upper else low, out)
+    return _write_exact(Cholesky.apply(A, upper=upper), out)
 
 
 def _check_cholesky(A, parser: str, upper, check_errors=False) -> None:
@@ -455,8 +466,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
     except LinAlgError:
         if check_errors:
             _not_pd(xp, A._data, "linalg.cholesky_ex")
-        low, info = _cholesky_with_info(A)
-        return return_types.linalg_cholesky_ex((_mT(low) if upper else low, info))
+        return return_types.linalg_cholesky_ex(_cholesky_with_info(A, upper))
     info = _make(xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None)
     return return_types.linalg_cholesky_ex((low, info))
 

@@ -36,6 +36,7 @@ from minitorch._ops.linalg_solve import (
 from minitorch._ops.reduction import _MISSING
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import Function, name_node
 
 __all__ = ["pinverse", "matrix_power", "matrix_exp"]
@@ -609,6 +610,7 @@ def _lstsq(A, B, rcond, driver, out):
             _check_castable(want, o, "torch.linalg.lstsq", name)
     driver = driver or "gelsy"
     vector = _lstsq_vector(A, B)
+    given = B  # (the node's second edge: B may be expanded below)
     if B.ndim == A.ndim - 1 and not vector:
         # torch: a matrix B one dim short is expanded over A's batch broadcast with B.shape[:-1]
         batch = broadcast_pair(A.shape[:-2], B.shape[:-1])
@@ -622,18 +624,16 @@ def _lstsq(A, B, rcond, driver, out):
         rtol = _eps(A) * max(m, n)
     if driver == "gels":
         x, residuals = _gels(A, b)
-        x = name_node(x.squeeze(-1) if vector else x, "LinalgLstsqBackward0", (A, B))
-        residuals = _lstsq_residuals(residuals, x, A, B)
         empty = A.new_zeros((0,))
-        return return_types.linalg_lstsq((x, residuals, empty.long(), empty))
+        x = x.squeeze(-1) if vector else x
+        return _lstsq_result(x, residuals, empty.long(), empty, A, given)
     if driver == "gelsy":
         fast = _gelsy_qr(A, b, rtol)
         if fast is not None:
             x, rank = fast
             empty = A.new_zeros((0,))
-            x = name_node(x.squeeze(-1) if vector else x, "LinalgLstsqBackward0", (A, B))
-            residuals = _lstsq_residuals(empty, x, A, B)
-            return return_types.linalg_lstsq((x, residuals, rank, empty))
+            x = x.squeeze(-1) if vector else x
+            return _lstsq_result(x, empty, rank, empty, A, given)
     # one SVD for the solution and the rank (svdvals' own made gelsy 9x torch's time)
     p, s, keep = _pinv(A, None, rtol)
     x = p @ b
@@ -648,18 +648,25 @@ def _lstsq(A, B, rcond, driver, out):
     svals = s if driver in ("gelsd", "gelss") else empty
     x = x.squeeze(-1) if vector else x
     # (a vector b keeps its residuals' trailing dim of one, as torch)
-    # torch's one node gives both (composed here: the names are its)
-    x = name_node(x, "LinalgLstsqBackward0", (A, B))
-    residuals = _lstsq_residuals(residuals, x, A, B)
+    return _lstsq_result(x, residuals, rank, svals, A, given)
+
+
+def _lstsq_result(x, residuals, rank, svals, A, B):
+    """linalg.lstsq's result: the solution and the residuals the two outputs of one node with
+    edges A and B, as torch's LinalgLstsqBackward0 (the rank and the singular values are not
+    differentiable); the residuals are in the graph whenever the solution is, the empty ones
+    too (an empty slice of the solution, so a zero gradient)."""
+    if not residuals.numel() and x.requires_grad:
+        residuals = x.reshape(-1).narrow(0, 0, 0)
+    attrs = {"kept_device": A._device}
+    as_node((x, residuals), "LinalgLstsqBackward0", (A, B), saved=(A, B, x), attrs=attrs)
     return return_types.linalg_lstsq((x, residuals, rank, svals))
 
 
-def _lstsq_residuals(residuals, x, A, B):
-    """The residuals as torch's one node gives them: in the graph whenever the solution is,
-    the empty ones too (an empty slice of the solution, so a zero gradient)."""
-    if not residuals.numel() and x.requires_grad:
-        residuals = x.reshape(-1).narrow(0, 0, 0)
-    return name_node(residuals, "LinalgLstsqBackward0", (A, B))
+show_saved(  # grad_fn._saved_<name> (as torch's)
+    "LinalgLstsqBackward0",
+    {"self": saved_value(0), "b": saved_value(1), "solution": saved_value(2)},
+)
 
 
 # NOTE [ lstsq by QR ]

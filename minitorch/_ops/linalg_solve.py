@@ -21,7 +21,7 @@ from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import is_grad_enabled
 
@@ -406,6 +406,11 @@ class Slogdet(Function):
     """(sign, logabsdet) = slogdet(A);  grad_A = grad_logabsdet * A^-T (sign is constant)"""
 
     _node_name = "LinalgSlogdetBackward0"
+    _saved_names = ("A", "sign")  # grad_fn._saved_<name> (as torch's; its LU and pivots: A's)
+    _saved_attrs = {
+        "LU": lambda node: _saved_lu(node, 0),
+        "pivots": lambda node: _saved_lu(node, 1),
+    }
 
     @staticmethod
     def forward(ctx, a):
@@ -413,14 +418,14 @@ class Slogdet(Function):
         with quiet(xp):
             sign, logabs = xp.linalg.slogdet(a._data)
         logabs = _nan_matrices(xp, a._data, xp.asarray(logabs), a._device)  # (NumPy's: -inf)
-        sign = xp.where(xp.isnan(logabs), sign * 0, sign)  # torch's sign(nan) is 0 (-0 here)
-        ctx.save_for_backward(a)
+        sign = xp.asarray(xp.where(xp.isnan(logabs), sign * 0, sign))  # torch's sign(nan): 0
+        ctx.save_for_backward(a, sign)
         ctx.set_materialize_grads(False)
-        return xp.asarray(sign), xp.asarray(logabs)
+        return sign, xp.asarray(logabs)
 
     @staticmethod
     def backward(ctx, grad_sign, grad_logabs):
-        (a,) = ctx._stored_tensors
+        a = ctx._stored_tensors[0]
         if grad_logabs is None:
             return None
         g = grad_logabs.unsqueeze(-1).unsqueeze(-1)
@@ -440,6 +445,13 @@ class Slogdet(Function):
         rhs = xp.broadcast_to(g._data * xp.eye(n, dtype=a._data.dtype), a.shape)
         at = xp.ascontiguousarray(a._data.swapaxes(-1, -2))
         return _make(_lu_solve_unchecked(xp, at, rhs), a._device, False, None)
+
+
+def _saved_lu(node, k: int) -> Tensor:
+    """Slogdet's grad_fn._saved_LU (k=0) or _saved_pivots (k=1): the LU factorization of the
+    saved A, which torch's kernel keeps and this one recomputes when asked."""
+    a = node._stored_tensors[0]
+    return _make(_lu_raw(node.xp, a._data)[k], a._device, False, None)
 
 
 def _lu_solve_t_unchecked(xp, a, b):
@@ -503,6 +515,13 @@ class Solve(Function):
     the LU of A ("N") or, as torch's left=False, of the A^T given here ("T")."""
 
     _node_name = "LinalgSolveExBackward0"
+    _saved_names = ("A", "result")  # grad_fn._saved_<name> (as torch's; its LU and pivots: A's)
+    _saved_attrs = {
+        "LU": lambda node: _saved_lu(node, 0),
+        "pivots": lambda node: _saved_lu(node, 1),
+        "left": lambda node: True,
+    }
+    _saved_shown = {"LinalgInvExBackward0": ()}  # (inv_ex's fallback: torch's node saves other)
 
     @staticmethod
     def forward(ctx, a, b, *, unchecked=None):
@@ -840,8 +859,19 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     a = _mT(A) if transpose else A
     x = linalg_solve_triangular(a, input, upper=upper != transpose, unitriangular=unitriangular)
     # one kernel in torch: one TriangularSolveBackward0 for both results, edges (input, A)
-    res = as_node((x, A.clone()), "TriangularSolveBackward0", (input, A), saved=(A, input, x))
+    attrs = {"kept_device": A._device, "upper": upper, "transpose": transpose}
+    attrs["unitriangular"] = unitriangular
+    res = as_node(
+        (x, A.clone()), "TriangularSolveBackward0", (input, A), saved=(A, input, x), attrs=attrs
+    )
     return return_types.triangular_solve(res)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's)
+    "TriangularSolveBackward0",
+    {"A": saved_value(0), "self": saved_value(1), "solution": saved_value(2)}
+    | {k: k for k in ("upper", "transpose", "unitriangular")},
+)
 
 
 def _check_triangular_solve(B, A):
@@ -981,6 +1011,11 @@ class LuFactor(Function):
     gU U^T, and grad_(P^T A)_2 = gL2 U^-T."""
 
     _node_name = "LinalgLuFactorExBackward0"
+    _saved_names = ("LU",)  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {
+        "pivot": lambda node: True,
+        "pivots": lambda node: _make(node.piv, node._out_device, False, None),
+    }
 
     @staticmethod
     def forward(ctx, a):
@@ -992,7 +1027,8 @@ class LuFactor(Function):
         return lu, piv, info.astype(xp.int32)
 
     @staticmethod
-    def backward(ctx, grad, grad_piv, grad_info):
+    def backward(ctx, grad, grad_piv=None, grad_info=None):
+        # (one gradient: See NOTE [ Outputs that are not differentiable ])
         if grad is None:
             return None
         (lu,) = ctx._stored_tensors
@@ -1106,8 +1142,15 @@ def linalg_lu(A, *, pivot=True):
     p, low, up = _unpack(lu, piv)
     # one kernel in torch: L and U come from one LinalgLuBackward0 (outputs 0 and 1, P being a
     # constant), whose edge is A
-    as_node((low, up), "LinalgLuBackward0", (A,), saved=(p, low, up))
+    attrs = {"kept_device": A._device, "pivot": pivot}
+    as_node((low, up), "LinalgLuBackward0", (A,), saved=(p, low, up), attrs=attrs)
     return return_types.linalg_lu((p, low, up))
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's)
+    "LinalgLuBackward0",
+    {"P": saved_value(0), "L": saved_value(1), "U": saved_value(2), "pivot": "pivot"},
+)
 
 
 @_exact_out
@@ -1150,8 +1193,16 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         p = LU_data.new_empty((0,))
     if not unpack_data:
         low, up = (LU_data.reshape(-1).narrow(0, 0, 0) for _ in "LU")
-    low, up = name_node(low, "LuUnpackBackward0"), name_node(up, "LuUnpackBackward0")
+    m, n = LU_data.shape[-2:]  # torch's one node (outputs 0 and 1), saving LU_data's sizes
+    attrs = {"LU_data_sym_argsize_minus_1": n, "LU_data_sym_argsize_minus_2": m}
+    as_node((low, up), "LuUnpackBackward0", (LU_data,), attrs=attrs)
     return return_types.lu_unpack((p, low, up))
+
+
+show_saved(
+    "LuUnpackBackward0",
+    {f"LU_data_sym_argsize_minus_{k}": f"LU_data_sym_argsize_minus_{k}" for k in (1, 2)},
+)
 
 
 _solve_ex_type = return_types.linalg_solve_ex

@@ -7,6 +7,8 @@ The max is subtracted inside one kernel, and backward reuses the saved output.
 
 from __future__ import annotations
 
+import math
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
@@ -1487,6 +1489,15 @@ class BatchNorm(Function):
     """
 
     _node_name = "NativeBatchNormBackward0"
+    _saved_names = ("input", "weight")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {
+        "eps": "eps",
+        "training": "training",
+        "running_mean": lambda node: node.running[0],
+        "running_var": lambda node: node.running[1],
+        "result1": lambda node: _bn_saved_stat(node, node.mean),
+        "result2": lambda node: _bn_saved_stat(node, node.rstd),
+    }
 
     @staticmethod
     def forward(
@@ -1547,6 +1558,7 @@ class BatchNorm(Function):
                 d = x3 - _per_channel(mean)
             d *= _per_channel(rstd)  # xhat
         ctx.xhat, ctx.rstd, ctx.mean, ctx.training, ctx.eps = d, rstd, mean, training, eps
+        ctx.running = running_mean, running_var
         ctx.save_for_backward(a, w)
         out = out.reshape(x.shape)
         if not out.flags.c_contiguous and _mf.suggested_last(x) is None and a.device.type != "meta":
@@ -1681,6 +1693,19 @@ def batch_norm_kernel(
     )
 
 
+# grad_fn._saved_<name> of group_norm's node (as torch's): F.group_norm's composite node of a
+# half input shows them too
+GROUP_NORM_SAVED = {
+    "N": lambda node: node._saved_input.shape[0],
+    "C": lambda node: node._saved_input.shape[1],
+    "HxW": lambda node: math.prod(node._saved_input.shape[2:]),
+    "group": "groups",
+    "eps": "eps",
+    "result1": lambda node: _gn_saved_stats(node)[0],
+    "result2": lambda node: _gn_saved_stats(node)[1],
+}
+
+
 class GroupNorm(Function):
     """out = (a - mean) rstd (* w) (+ b), the statistics (biased var) over each group of
     C / groups channels and the spatial dims, the affine per channel; with g' = grad (* w) and
@@ -1692,6 +1717,8 @@ class GroupNorm(Function):
     precision is computed in float32 by F.group_norm around it)."""
 
     _node_name = "NativeGroupNormBackward0"
+    _saved_names = ("input", "weight")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = GROUP_NORM_SAVED
 
     @staticmethod
     def forward(ctx, a, w, b, *, groups, eps):
@@ -1705,16 +1732,18 @@ class GroupNorm(Function):
             out += _per_channel(b._data)
         ctx.xhat, ctx.rstd, ctx.groups, ctx.eps = xhat, rstd, groups, eps
         ctx.save_for_backward(a, w)
+        if True in ctx.needs_input_grad:  # a node: three outputs, as torch's
+            stats_outputs(ctx, 2)
         # as torch (whose meta kernel keeps no layout)
         return _mf.keep_channels_last(xp, out.reshape(x.shape), x, three_d=True, on_meta=False)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad, *stats):
         a, w = ctx._stored_tensors
         return _group_norm_backward_graph(ctx, grad, a, w)
 
     @staticmethod
-    def _backward_data(ctx, grad):
+    def _backward_data(ctx, grad, *stats):
         a, w = ctx._stored_arrays()
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
@@ -1737,6 +1766,37 @@ class GroupNorm(Function):
             gx *= rstd
             gx = gx.reshape(a.shape)
         return gx, gw, gb
+
+
+def _bn_saved_stat(node, stat):
+    """BatchNorm node's _saved_result1/_saved_result2: the batch's mean and 1 / std it kept
+    (empty in evaluation, as torch's); after backward, torch's freed-values error."""
+    a = node._saved_input  # raises once the saved values are freed
+    if not node.training:
+        stat = node.xp.zeros((0,), dtype=a._data.dtype)
+    return _make(stat.astype(a._data.dtype, copy=False), a._device, False, None)
+
+
+def _gn_saved_stats(node):
+    """GroupNorm node's _saved_result1/_saved_result2 (torch's mean and rstd of shape
+    (N, group)), recomputed from the saved input when read, as _ln_saved_stats."""
+    from minitorch._ops.pointwise_more import rsqrt
+
+    a = node._saved_input  # raises once the saved values are freed
+    x = a.detach().reshape(a.shape[0], node.groups, -1)
+    x = x.float() if x.dtype in _dtype.HALF_FLOATS else x
+    mean = x.mean(2)
+    d = x - mean.unsqueeze(2)
+    return mean.to(a.dtype), rsqrt((d * d).mean(2) + node.eps).to(a.dtype)
+
+
+
+def stats_outputs(node, n: int) -> None:
+    """Gives a norm's node the n outputs torch's kernel has past its result (group_norm's mean
+    and rstd, differentiable but not returned by F.group_norm): its hooks see their gradients
+    as None, and it is called with one per output; no gradient ever reaches them."""
+    node._n_out = 1 + n
+    node.set_materialize_grads(False)
 
 
 def _group_norm_backward_graph(ctx, grad, a, w):

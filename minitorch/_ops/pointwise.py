@@ -6,7 +6,7 @@ import math
 import numbers
 import operator as _operator
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
 from minitorch._ops._common import (
     _OperandTypeError,
@@ -1084,7 +1084,9 @@ _POW_AS_TORCH = {
 # torch's kernel for a float32 tensor ** a number computes C's pow(float, double): in double,
 # rounded once to float32 (1.0000040531158447 ** 0.75 is 1.0000029802, the correctly rounded
 # value). NumPy's float32 power is powf, which misses by an ulp in about a fifth of the values,
-# so other exponents go through float64 here for short tensors (optimizer scalars, 0-d steps).
+# so other exponents go through float64 here for short tensors (optimizer scalars, 0-d steps);
+# so do short float32 results of a tensor exponent (number ** tensor, tensor ** tensor: a
+# differentiable step's beta ** step_t), which torch computes the same way.
 # NumPy's ** already computes the exponents below exactly (square, sqrt, reciprocal; 1 and 0 are
 # exact anyway): they stay in float32. torch's vectorized loop over 32 and more elements has its
 # own float32 pow, an ulp or so off in a few percent of the elements, like NumPy's; there the
@@ -1138,6 +1140,8 @@ class Pow(Function):
             out = x**y
         except ValueError:  # NumPy refuses integers to negative integer powers; torch does not
             out = _int_pow(ctx.xp, x, y)
+        if out.dtype.char == "f" and out.size < 32:  # NOTE [ float32 pow ] (0.9 ** step_t)
+            out = ctx.xp.power(x, y, dtype="float64").astype("float32")
         broadcast = y.size == 1 or y.shape != out.shape or 0 in y.strides
         if broadcast and y.dtype.kind == "f" and y.itemsize >= 4:
             # NumPy's power loop takes sqrt for an exponent 0.5 it broadcasts (stride 0), which
@@ -1486,9 +1490,13 @@ class Relu(Function):
         # against an array of zeros, not the number 0: NumPy's maximum with a scalar operand is
         # not vectorised (3x slower). On a tie NumPy returns the second operand, so relu(-0.) is
         # -0. as torch's (float16's maximum returns the first: _HalfRelu)
-        xp = ctx.xp  # zeros laid out as x (row-major where x is expanded), as torch's layout
-        z = xp.zeros(x.shape, x.dtype) if x.flags.c_contiguous or 0 in x.strides else None
-        out = xp.maximum(xp.zeros_like(x) if z is None else z, x)
+        xp = ctx.xp  # zeros laid out as x, so the result is laid out as torch's
+        if x.flags.c_contiguous:
+            out = xp.maximum(xp.zeros(x.shape, x.dtype), x)
+        elif 0 in x.strides:  # expanded (rare): NOTE [ Preserved layouts ]
+            out = _memory_format.into_layout_of(xp, x, xp.maximum(xp.zeros(x.shape, x.dtype), x))
+        else:
+            out = xp.maximum(xp.zeros_like(x), x)
         ctx.save_for_backward(out)
         return out
 
@@ -2014,6 +2022,10 @@ def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=
         from minitorch._ops import nonzero
 
         return nonzero(condition, as_tuple=True)
+    if out is not None:  # the out= overload takes tensors only: where(c, x, 0.0, out=o) raises
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, Tensor):
+                raise not_tensor("where", v, name, pos)
     if cdt.kind != "b":
         if cdt != "uint8":
             raise RuntimeError(

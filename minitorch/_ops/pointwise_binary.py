@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     cast,
@@ -708,8 +708,8 @@ class NanToNum(Function):
         # ml_dtypes' bfloat16 (kind 'V') goes through float32, rounded back once at the end
         bf16 = x.dtype.kind == "V" and x.dtype.name == "bfloat16"
         src = x.astype("float32") if bf16 else x
-        if _cast_order(src) == "C":  # an expanded input's copy is row-major, as torch's
-            src = xp.ascontiguousarray(src)
+        if _cast_order(src) == "C":  # expanded: NOTE [ Preserved layouts ]
+            src = _memory_format.into_layout_of(xp, src, src)
         top = _dtype.finfo(a.dtype).max
         out = NanToNum.kernel(a._device.backend, xp, src, top, nan, posinf, neginf)
         return _arr(xp, out.astype(x.dtype, copy=False))

@@ -245,6 +245,8 @@ class FrexpMantissa(Function):
     (0 where that overflows, inf where it flushes to 0)"""
 
     _node_name = "FrexpBackward0"
+    _edges = (0,)  # torch's node lists the input alone (the exponent is one of its outputs)
+    _saved_names = ("exponent",)
 
     @staticmethod
     def forward(ctx, a, e, *, mantissa):

@@ -22,7 +22,7 @@ from minitorch._ops._common import is_floating, on_host, opmath_dtype, zeros_of
 from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.pointwise import mask_gradient
 from minitorch._ops.reduction import _accumulate_dtype
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, check_watched, watch_index
 
 __all__: list[str] = []
@@ -207,9 +207,44 @@ def _tile_argmax(xp, w, floating):
     return best[..., 0], tap[..., 0].astype(xp.uint8 if k < 256 else xp.int32)
 
 
+# NOTE [ Max pooling on contiguous taps ]
+# The max and the arg-max read each tap's strided view of the input: NumPy runs its SIMD loops
+# only on contiguous operands, and a comparison through a view with a stride of 2 elements costs
+# 4-5 times one over contiguous memory. Where the arg-max is wanted (the input requires grad, or
+# with indices) the taps are first copied into one contiguous (taps, *out) array on the host, so
+# each tap is read through its view once instead of twice: the CNN step's pools, (64, 16, 28, 28)
+# and (64, 32, 14, 14) with kernel 2, forward 1.40 -> 1.04 ms and 0.72 -> 0.48 ms (process time,
+# best of 40, interleaved). The same comparisons on the same values. Only where the copy is no
+# larger than the (padded) input, as for windows that do not overlap: overlapping ones (3x3 at
+# stride 1) would copy each input element up to prod(kernel) times.
+
+
+def _copy_taps(xp, views, xpad) -> bool:
+    """Whether the max pool copies its taps: NOTE [ Max pooling on contiguous taps ]."""
+    return len(views) > 1 and len(views) * views[0].size <= xpad.size and on_host(xp)
+
+
+def _contiguous_taps(xp, views):
+    """The equal-shaped tap views, copied into one contiguous (taps, *out) array, as a list."""
+    out = xp.empty((len(views),) + views[0].shape, dtype=views[0].dtype)
+    for t, v in enumerate(views):
+        out[t] = v
+    return list(out)
+
+
 class _MaxPool:
     """out = the max of each window (NaN propagates), and with with_indices the flat position in
     the input plane of the first maximum (the last NaN);  grad_x = MaxPoolGrad(grad)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_<name> (as torch's), arguments as F's call gave
+    _saved_attrs = {
+        "kernel_size": lambda node: _given(node, 0),
+        "stride": lambda node: _given(node, 1),
+        "padding": lambda node: _given(node, 2),
+        "dilation": lambda node: _given(node, 3),
+        "ceil_mode": lambda node: _given(node, 4),
+        "result1": lambda node: _saved_indices(node),
+    }
 
     @staticmethod
     def forward(ctx, x, *, kernel, stride, padding, dilation, with_indices=False):
@@ -224,6 +259,8 @@ class _MaxPool:
             best, tap = _tile_argmax(xp, tiles, floating)
         else:
             views = [xpad[lead + sl] for _, sl in taps(geom[0], geom[1], geom[3], geom[4])]
+            if _copy_taps(xp, views, xpad) and (with_indices or ctx.needs_input_grad[0]):
+                views = _contiguous_taps(xp, views)  # NOTE [ Max pooling on contiguous taps ]
             order = views[::-1] if _tie_takes_second(xp, xd.dtype) else views
             best = order[0].copy()
             for v in order[1:]:  # a tie of -0. and 0. keeps the first tap's sign, as torch's
@@ -256,6 +293,29 @@ class _MaxPool:
         ctx._stored_arrays()
         check_watched(ctx)
         return MaxPoolGrad.kernel(ctx.xp, grad, ctx.tap, ctx.geom, ctx.in_shape)
+
+
+def _given(node, k: int):
+    """A max pool's k-th argument as its grad_fn._saved_<name> shows it: as F.max_pool*d kept
+    it on the node (kernel_size, stride, padding, dilation, ceil_mode)."""
+    given = node.__dict__.get("given")
+    if given is None:  # a pool run by another function (adaptive, unpool's inverse): from its
+        kernel, stride, pads, dilation, _ = node.geom  # geometry
+        given = (kernel, stride, tuple(lo for lo, _ in pads), dilation, False)
+    return given[k]
+
+
+def _saved_indices(node):
+    """A max pool's grad_fn._saved_result1: the indices it returned, or, where it returned
+    none, the same computed from the taps its backward reads (torch's pool always makes them)."""
+    (x,) = node._stored_tensors  # raises once the saved values are freed
+    if node._watched:
+        check_watched(node)  # (the in-place error of changed indices)
+        return node._watched[0][1]
+    xd = x._data
+    idx = _flat_indices(node.xp, node.tap, node.geom, _split(xd.shape, len(node.geom[0]))[1])
+    idx = _mf.keep_channels_last(node.xp, idx, xd, three_d=True)
+    return _make(idx, x._device, False, None)
 
 
 class MaxPoolGrad(Function):

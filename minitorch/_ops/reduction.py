@@ -7,7 +7,12 @@ import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
+from minitorch._arg_errors import (
+    REQUIRED,
+    missing_positional,
+    too_many_positional,
+    unexpected_keyword,
+)
 from minitorch._ops._common import (
     cast,
     check_int,
@@ -240,14 +245,19 @@ def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms, dtype=None):
     """(dim, keepdim) of sum/mean called with NumPy's axis=/keepdims= spellings (axis=None
     names the dim overload, as torch's), or torch's TypeError for keepdim=True / keepdims= with
     no dim. Off the common calls (x.sum(), x.sum(1)); NOTE [ keepdim without dim ]."""
+    if (axis is not _MISSING and dim is not _MISSING) or (
+        keepdims is not None and keepdim is not False
+    ):  # a dim (keepdim) given under both names: torch's parser takes the alias as unknown
+        named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("axis", axis))
+        named += (("keepdims", keepdims), ("dtype", dtype))
+        raise parsed_error(op, [(k, v) for k, v in named if v is not _MISSING and v is not None])
     if axis is not _MISSING:
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
     if dim is _MISSING:
-        _keepdim_needs_dim(
-            op, keepdim if keepdim else _MISSING, keepdims, None, forms, input, dtype
-        )
+        given = _MISSING if keepdim is False or keepdims is not None else keepdim  # (None too)
+        _keepdim_needs_dim(op, given, keepdims, None, forms, input, dtype)
     if keepdim.__class__ is not bool:
         if dim is None:  # a dim given as None fits the dim overload (its dim may be None)
             raise keepdim_error(op, dim, keepdim)
@@ -298,9 +308,11 @@ def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms, input=None, dtyp
     given too fits the dim overload only: torch's 'missing "dim"' (sum, prod; mean lists)."""
     if axis is not None:
         return
-    if input is not None and keepdims is None:
-        named = (("input", input), ("keepdim", keepdim), ("dtype", dtype))
-        raise overload_error(op, *OVERLOADS[op], named[: 2 + (dtype is not None)])
+    if input is not None:
+        spelled = ("keepdim", keepdim) if keepdims is None else ("keepdims", keepdims)
+        named = (("input", input), spelled, ("dtype", dtype))
+        unknown = () if keepdims is None else ("keepdims",)  # (a keyword, however it reads)
+        raise overload_error(op, *OVERLOADS[op], named[: 2 + (dtype is not None)], unknown=unknown)
     got = "Tensor"
     if keepdim is not _MISSING:
         got += f", keepdim={type_name(keepdim)}"
@@ -460,7 +472,7 @@ def sum(
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
-        if keepdim or keepdims is not None or axis is not _MISSING:
+        if keepdim is not False or keepdims is not None or axis is not _MISSING:
             dim, keepdim = _dim_args(
                 "sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS, dtype
             )
@@ -476,7 +488,11 @@ def sum(
     except (AttributeError, TypeError) as e:  # torch.sum(list_of_losses), x.sum("a")
         raise _argument_error(e, "sum", input, dim, keepdim, dtype=dtype, out=out) from None
     if dtype is not None:
-        dt = _dtype.to_dtype(dtype, "sum")
+        try:
+            dt = _dtype.to_dtype(dtype, "sum")
+        except TypeError:  # (with no dim, the call fits both overloads: torch lists them)
+            named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
+            raise parsed_error("sum", (*named, ("out", out))) from None
         no_integral_grad(input, dt)
         np_dtype = _dtype.numpy_dtype(dt)
     elif out is not None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
@@ -586,7 +602,7 @@ def mean(
         raise extra_positional_error("mean", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     omitted = dim is _MISSING  # (out='s errors: the full mean's or the dim overload's)
     if omitted:  # NOTE [ keepdim without dim ]
-        if keepdim or keepdims is not None or axis is not _MISSING:
+        if keepdim is not False or keepdims is not None or axis is not _MISSING:
             dim, keepdim = _dim_args(
                 "mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS, dtype
             )
@@ -597,7 +613,11 @@ def mean(
     if not isinstance(input, Tensor):  # torch.mean(list_of_losses)
         raise _argument_error(None, "mean", input, dim, keepdim, dtype=dtype, out=out)
     if dtype is not None:
-        dt = _dtype.to_dtype(dtype, "mean")
+        try:
+            dt = _dtype.to_dtype(dtype, "mean")
+        except TypeError:  # (with no dim, the call fits both overloads: torch lists them)
+            named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
+            raise parsed_error("mean", (*named, ("out", out))) from None
         if not dt.is_floating_point:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating "
@@ -781,7 +801,11 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
         # overflow, a float one into an int64 out truncates each factor first
         dtype = out.dtype
     if dtype is not None:
-        dt = _dtype.to_dtype(dtype, "prod")
+        try:
+            dt = _dtype.to_dtype(dtype, "prod")
+        except TypeError:  # (with no dim, the call fits both overloads: torch lists them)
+            named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
+            raise parsed_error("prod", (*named, ("out", out))) from None
         no_integral_grad(input, dt)
         input = cast(input, dt)
     elif x.dtype.kind in "biu":
@@ -1044,7 +1068,8 @@ class MaxDim(Function):
         return values, idx.astype(_dtype.int64.np, copy=False)
 
     @staticmethod
-    def backward(ctx, grad, grad_indices):
+    def backward(ctx, grad, grad_indices=None):
+        # (one gradient: See NOTE [ Outputs that are not differentiable ])
         if ctx.idx is None:
             return grad
         # ctx.idx is the returned indices' memory (NOTE [ Watched index tensors ])
@@ -1253,11 +1278,18 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 class Aminmax(Function):
     """(min, max) over dim (or all);  each gradient is split evenly among its ties"""
 
+    _saved_names = ("self", "min", "max")  # grad_fn._saved_<name> (as torch's): dim as given
+    _saved_attrs = {
+        "dim": lambda node: None if node.dim is None else saved_uint64(node.dim),
+        "keepdim": "keepdim",
+    }
+
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim):
+    def forward(ctx, a, *, dims, keepdim, dim=None):
         x = a._data
         xp = ctx.xp
         _setup(ctx, x, dims, keepdim)
+        ctx.dim = dim
         lo = xp.asarray(quiet_extreme(xp, x, x.min, axis=dims, keepdims=keepdim))
         hi = xp.asarray(quiet_extreme(xp, x, x.max, axis=dims, keepdims=keepdim))
         ctx.save_for_backward(a, lo, hi)
@@ -1294,7 +1326,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         for d in dims:
             if x.shape[d] == 0:  # torch: IndexError once a dim is named
                 raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
-    lo, hi = Aminmax.apply(input, dims=dims, keepdim=keepdim)
+    lo, hi = Aminmax.apply(input, dims=dims, keepdim=keepdim, dim=dim)
     if out is not None:
         # torch's aminmax kernel casts into neither out (see NOTE [ Reduction out= dtypes ]);
         # both checked before either is written
@@ -1309,6 +1341,10 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
     if axis is not None or keepdims is not None:
+        if axis is not None and dim is not None:  # (torch's parser: the alias is unknown there)
+            raise unexpected_keyword(kind, "axis")
+        if keepdims is not None and keepdim is not False:
+            raise unexpected_keyword(kind, "keepdims")
         dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     if not isinstance(input, Tensor):
         raise not_tensor(kind, input)

@@ -11,6 +11,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._arg_errors import REQUIRED, missing_positional
+from minitorch._backend import cpu
 from minitorch._ops._common import (
     cast,
     is_floating,
@@ -50,7 +51,7 @@ from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, show_saved
 from minitorch.autograd.function import (
     Function,
     check_watched,
@@ -98,7 +99,7 @@ def _bool_reduce(kind, input, dim, keepdim, out):
     except TypeError as e:  # x.all("a"): NOTE [ Overloaded reductions ]
         raise _argument_error(e, kind, input, dim, keepdim, out=out) from None
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
-    r = xp.asarray(r, dtype=kept.np)
+    r = row_major(xp, xp.asarray(r, dtype=kept.np))
     return _out(_const(r, input), out)
 
 
@@ -414,8 +415,54 @@ def var_mean(
     dims, keepdim, c, g = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
     v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g, welford=True)
     m = mean(input, _mean_dim(dim), keepdim)
+    _welford_mean(input, m, dims)
     # torch computes both in one kernel: one node (VarMeanBackward0) with two outputs
-    return as_node((v, m), "VarMeanBackward0", (input,), saved=(input,))
+    _keep_given(v, dim, unbiased, correction)
+    inner = {"inner": v._grad_fn}  # its grad_fn._saved_<name>: var's node's
+    return as_node((v, m), "VarMeanBackward0", (input,), saved=(input,), attrs=inner)
+
+
+def _welford_mean(input, m, dims) -> None:
+    """var_mean's and std_mean's mean m of input over dims (None: all) made torch's where it is
+    not finite. torch's kernel keeps Welford's running mean, m += (x - m) / k: it does not
+    overflow where the sum does (the mean of [1e308, 1e308] is 1e308), and an infinite mean
+    turns to nan at the next element (inf + (x - inf) / k): the mean is +-inf only where a
+    slice's last element is its one infinity, else nan. Finite means are left as mean() gave
+    them. On the CPU only: elsewhere the check would read device data back (the plain mean's
+    inf stays)."""
+    if input._device is not cpu:
+        return
+    xp = input._device.backend.xp
+    out = m._data
+    if xp.isfinite(out).all():  # (the common case: one pass over the outputs)
+        return
+    x = input._data
+    red = tuple(range(x.ndim)) if dims is None else tuple(dims)
+    n = _numel(x.shape, dims)
+    if n == 0:  # (an empty slice's nan is torch's too)
+        return
+    x = x.astype(_accumulate_dtype(x) or "float64")  # (float32: in double, as torch's)
+    scaled = xp.add.reduce(x / n, axis=red, keepdims=True)  # (each term below max / n)
+    infs = xp.isinf(x)
+    count = xp.add.reduce(infs, axis=red, keepdims=True)
+    last = x[tuple(slice(-1, None) if i in red else slice(None) for i in range(x.ndim))]
+    has_nan = xp.isnan(x).any(axis=red, keepdims=True)
+    welford = xp.where(count == 0, scaled, xp.where((count == 1) & xp.isinf(last), last, xp.nan))
+    welford = xp.where(has_nan, xp.nan, welford).reshape(out.shape).astype(out.dtype)
+    m._data = xp.where(xp.isfinite(out), out, welford)
+
+
+def _inner_saved(key: str, inner: str | None = None):
+    """A show_saved entry: grad_fn._saved_<inner> of the inner node var_mean/std_mean kept."""
+    return lambda node: getattr(node.inner, f"_saved_{inner or key}")
+
+
+_VAR_MEAN_SAVED = ("correction", "dim", "keepdim", "self")
+show_saved("VarMeanBackward0", {k: _inner_saved(k) for k in _VAR_MEAN_SAVED})
+show_saved(
+    "StdMeanBackward0",
+    {**{k: _inner_saved(k) for k in _VAR_MEAN_SAVED}, "result0": _inner_saved("result0", "result")},
+)
 
 
 def _mean_dim(dim):
@@ -433,7 +480,10 @@ def std_mean(
     s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g, welford=True)
     # one node with two outputs, as torch's kernel; it saves the input and the std
     out = (s, mean(input, _mean_dim(dim), keepdim))
-    return as_node(out, "StdMeanBackward0", (input,), saved=(input, s))
+    _welford_mean(input, out[1], dims)
+    _keep_given(s, dim, unbiased, correction)
+    inner = {"inner": s._grad_fn}  # its grad_fn._saved_<name>: std's node's
+    return as_node(out, "StdMeanBackward0", (input,), saved=(input, s), attrs=inner)
 
 
 # --- norms ---

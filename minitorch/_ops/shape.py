@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import strided_view
-from minitorch._ops._common import check_int, index, int_list, is_index, not_tensor
+from minitorch._ops._common import check_int, index, int_list, is_index, not_tensor, type_name
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd.function import Function, name_node
@@ -114,6 +114,13 @@ def _infer_shape(shape, numel, op):
             # torch.reshape's own wording (its `shape`, 2nd); the methods reword it for how
             # their size was passed (NOTE [ Size argument forms ])
             if op == "reshape":
+                if isinstance(given, Tensor):  # (torch's int[] takes no tensor for the shape)
+                    from minitorch._call_site import passed_by_keyword
+
+                    at = "" if passed_by_keyword("shape", op) else " (position 2)"
+                    raise TypeError(
+                        f"reshape(): argument 'shape'{at} must be tuple of ints, not Tensor"
+                    )
                 shape = int_list(given, op, "shape", 2)
             else:
                 shape = int_list(given, op, "size")
@@ -437,7 +444,16 @@ def squeeze(input: Tensor = REQUIRED, dim=None, *extra) -> Tensor:
         raise _squeeze_error(input, dim)
     wrapped = []
     for d in dim:  # wrapped one by one, as torch: a repeat is found before a later bad dim
-        d = _wrap_dim(d, n)
+        try:
+            d = _wrap_dim(d, n)
+        except TypeError:  # torch's parser: an int[] whose first element is no int fits no
+            if not wrapped:  # overload; a later one fails to unpack
+                raise _squeeze_error(input, dim) from None
+            at = len(wrapped) + 1  # (a repeat raised before: every earlier dim is in wrapped)
+            raise TypeError(
+                f"squeeze(): argument 'dim' failed to unpack the object at pos {at} with error "
+                f'"type must be tuple of ints,but got {type_name(d)}"'
+            ) from None
         if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)

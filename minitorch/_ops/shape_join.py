@@ -674,7 +674,13 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, *tensors, dim):
         ctx.dim = dim
-        return row_major(ctx.xp, ctx.xp.stack([t._data for t in tensors], axis=dim))
+        arrays = [t._data for t in tensors]
+        x = arrays[0]
+        if x.ndim in (4, 5) and dim < x.ndim and not x.flags.c_contiguous:
+            fmt = _mf.suggested_last(x)
+            if fmt is not None and all(_mf.suggested_last(y) is fmt for y in arrays[1:]):
+                return _stack_last(ctx.xp, arrays, dim)
+        return row_major(ctx.xp, ctx.xp.stack(arrays, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -684,6 +690,28 @@ class Stack(Function):
     def _backward_data(ctx, grad):
         head = (slice(None),) * ctx.dim
         return tuple(grad[head + (i,)] for i in range(grad.shape[ctx.dim]))
+
+
+def _stack_last(xp, arrays, dim):
+    """The channels-last (or -3d) arrays stacked along a new dim before their dim `dim`, laid out
+    as torch's stack lays them: each input's memory order kept, the new dim just outside the
+    input dim it is put before (stack([x_cl, x_cl], 1) runs N, H, W, new, C in memory)."""
+    to = _mf.last_orders(arrays[0].ndim)[0]
+    order = []  # the result's dims, slowest in memory first
+    for a in to:
+        if a == dim:
+            order.append(dim)
+        order.append(a + (a >= dim))
+    shape = list(arrays[0].shape)
+    shape.insert(dim, len(arrays))
+    back = [0] * len(order)
+    for i, a in enumerate(order):
+        back[a] = i
+    out = xp.empty([shape[a] for a in order], dtype=arrays[0].dtype).transpose(back)
+    head = (slice(None),) * dim
+    for i, x in enumerate(arrays):
+        out[head + (i,)] = x
+    return out
 
 
 def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
@@ -703,9 +731,13 @@ def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
                 f"{list(t._data.shape)} at entry {i}"
             )
     d = _wrap_dim(dim, len(shape) + 1, "stack", "dim", 2)
-    if out is not None:
-        _check_out_overlap(out, tensors)
-    return _out(Stack.apply(*_promoted(tensors), dim=d), out, "stack")
+    if out is None:
+        return Stack.apply(*_promoted(tensors), dim=d)
+    _check_out_overlap(out, tensors)
+    result = Stack.apply(*_promoted(tensors), dim=d)
+    if not result._data.flags.c_contiguous:  # torch's stack out= is row-major when resized
+        result = result.contiguous()
+    return _out(result, out, "stack")
 
 
 _ATLEAST_FORMS = ("Tensor input", "tuple of Tensors tensors")

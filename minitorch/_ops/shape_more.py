@@ -524,8 +524,10 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 def _flip_copy(xp, x, dims):
     """x reversed along dims in new memory laid out as x, as torch's flip (empty_like): a
     transposed input gives a transposed result (rot90 relies on it); an expanded one, whose
-    elements share memory, a row-major result."""
-    return xp.flip(x, axis=dims).copy(order="C" if 0 in x.strides else "K")
+    elements share memory, a dense one in torch's order (NOTE [ Preserved layouts ])."""
+    if 0 in x.strides:
+        return _mf.into_layout_of(xp, x, xp.flip(x, axis=dims))
+    return xp.flip(x, axis=dims).copy(order="K")
 
 
 class Flip(Function):
@@ -601,6 +603,9 @@ class Roll(Function):
         ctx.args = (shifts, dims)
         x = a._data
         if dims is not None and x.ndim in (4, 5) and _mf.suggested_last(x) is not None:
+            if any(s % x.shape[d] == 0 for s, d in zip(shifts, dims, strict=True)):
+                # torch joins a roll by a whole turn from an empty piece: row-major from there
+                return row_major(ctx.xp, ctx.xp.roll(x, shifts, axis=dims))
             to, back, axis = _mf.last_orders(x.ndim)  # torch keeps the layout
             axes = tuple(axis[d] for d in dims)
             return ctx.xp.roll(x.transpose(to), shifts, axis=axes).transpose(back)

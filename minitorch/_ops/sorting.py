@@ -8,7 +8,7 @@ import math
 import numbers
 import operator
 
-from minitorch import _dtype, return_types
+from minitorch import _dtype, _memory_format, return_types
 from minitorch._arg_errors import REQUIRED, missing_required, too_many_positional
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._ops._common import (
@@ -75,9 +75,12 @@ class SortValues(Index):
 def in_input_layout(xp, x, arr):
     """arr (x's shape) laid out in memory as x when x is dense in another order (a transposed
     or permuted tensor): torch's sort writes its values and indices into empty_like(input), so
-    x.t().sort(0) has x.t()'s strides. Otherwise arr itself."""
-    if x.flags.c_contiguous or x.size < 2 or not _dense(x):
+    x.t().sort(0) has x.t()'s strides; a stepped slice gives a dense layout in its order of
+    strides (empty_like's). Otherwise arr itself."""
+    if x.flags.c_contiguous or x.size < 2:
         return arr
+    if not _dense(x):
+        return _memory_format.like(xp, x, arr)
     out = xp.empty_like(x, dtype=arr.dtype)  # (order "K": x's order of strides)
     out[...] = arr
     return out
@@ -322,6 +325,8 @@ def sort_method_error(e: TypeError, op: str, input, args: tuple, kwargs: dict) -
     """The error of the Tensor method x.sort/x.argsort for the error e of the function: torch's
     parser counts and names the method's arguments without self."""
     if not str(e).startswith((f"{op}() received an invalid", f"{op}() takes", f"{op}(): arg")):
+        return e
+    if kwargs.keys() - {"stable", "dim", "descending"}:  # (a keyword sort lacks: worded so)
         return e
     keywords = [(k, kwargs.get(k, _UNSET)) for k in ("stable", "dim", "descending")]
     return _sort_error(op, input, args, keywords, method=True)
@@ -1203,14 +1208,17 @@ class NotImplementedDerivative(NoDerivative):
         raise NotImplementedError(f"the derivative for '{ctx.op}' is not implemented.")
 
 
-def no_derivative(result: Tensor, inputs, op: str) -> Tensor:
-    """result, made to require grad through a NoDerivative node when grad mode is on and one of
-    `inputs` (Tensors or None) requires grad, as torch's non-differentiable kernels do."""
+def no_derivative(result, inputs, op: str):
+    """result (a Tensor, or a tuple of them: one node's outputs), made to require grad through a
+    NoDerivative node when grad mode is on and one of `inputs` (Tensors or None) requires grad,
+    as torch's non-differentiable kernels do."""
     if not state.enabled:
         return result
     tracked = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not tracked:
         return result
+    if result.__class__ is tuple:  # several results: the outputs of one node, as torch's
+        return NoDerivative.apply(*tracked, result=tuple(r._data for r in result), op=op)
     return NoDerivative.apply(*tracked, result=result._data, op=op)
 
 
@@ -1453,11 +1461,8 @@ def histogram(input, bins=100, *extra, range=None, weight=None, density=False, o
     hist, (bin_edges,) = histogramdd_arrays(input.reshape(-1, 1), [bins], range, w, density)
     dev = input._device
     args = (input, weight, bins)  # (no_derivative skips an int bins)
-    result = _histogram_type(
-        tuple(
-            no_derivative(_make(a, dev, False, None), args, "histogram") for a in (hist, bin_edges)
-        )
-    )
+    results = tuple(_make(a, dev, False, None) for a in (hist, bin_edges))
+    result = _histogram_type(no_derivative(results, args, "histogram"))
     if out is not None:
         _check_histogram_out(input, out[0], "hist")
         _check_histogram_out(input, out[1], "bin_edges")

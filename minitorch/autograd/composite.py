@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import operator
 
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.engine import _put, _run_node, _skip, _take, pop_ready, push_ready
 from minitorch.autograd.function import (
     _FREED,
@@ -21,7 +21,7 @@ from minitorch.autograd.function import (
 )
 from minitorch.autograd.grad_mode import state
 
-__all__ = ["as_node", "one_node", "show_saved"]
+__all__ = ["as_node", "one_node", "saved_value", "show_saved"]
 
 # NOTE [ Composite nodes ]
 # torch runs mse_loss, pad, embedding, pixel_shuffle... as one kernel, so the graph a user walks
@@ -64,7 +64,7 @@ class _Composite:
                 _raise_modified(node, kind, obj, vc[0], version, nr)
         deps = dict(deps)
         buffers = {}
-        for root, g in zip(roots, grads, strict=True):
+        for root, g in zip(roots, grads, strict=False):  # (trailing roots may be None)
             if root is None or g is None:
                 continue
             inner, nr = root
@@ -111,6 +111,29 @@ def show_saved(name: str, attrs: dict) -> None:
     if name in _CLASSES:
         _CLASSES[name]._fn = fn
         install_saved_attrs(_CLASSES[name])
+
+
+def saved_value(i: int):
+    """A show_saved entry: the i-th tensor as_node(saved=...) recorded (its None skipped), as
+    torch's saved tensors read: torch's error once a backward freed it or it changed in place;
+    a result is re-made with the node as its grad_fn (the node keeps its array, not the Tensor:
+    no cycle result -> node -> result), on the device as_node(attrs=...) kept as
+    `kept_device`."""
+
+    def read(node):
+        saved = node._saved
+        if saved is _FREED:
+            return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+        kind, obj, vc, version, nr = saved[5][i]
+        if vc[0] != version:
+            _raise_modified(node, kind, obj, vc[0], version, nr)
+        if kind != "out":
+            return obj
+        t = _make(obj, node.kept_device, True, node, nr)
+        t._vc = vc
+        return t
+
+    return read
 
 
 def _node_class(name: str):
@@ -200,8 +223,9 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=Fals
     node._out_device = None
     if attrs:
         node.__dict__.update(attrs)
-    if len(outs) > 1:
-        node._n_out = len(outs)
+    if len(outs) > 1:  # up to its last differentiable output (See NOTE [ Outputs that are not
+        # differentiable ] in minitorch/autograd/function.py)
+        node._n_out = max(i + 1 for i, r in enumerate(roots) if r is not None)
     for nr, (o, r) in enumerate(zip(outs, roots, strict=True)):
         if r is not None:
             o._grad_fn = node

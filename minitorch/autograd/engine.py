@@ -536,6 +536,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                             keep.append(node)
                         continue
                     tried = True
+                elif data and node.__class__ is AccumulateGrad and grads.__class__ is not Tensor:
+                    if _accumulate_data(node, grads):  # a leaf's array from _run_data_node
+                        continue
                 grads = [grads]
             hooked = False
             if targets is not None:
@@ -1318,6 +1321,51 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool, leaf=None):
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
         _post_accumulate_hooks(leaf, post)
+
+
+def _probe_array(g):
+    return sys.getrefcount(g)
+
+
+def _calibrate_array():
+    g = _np.empty(1)  # held once by the caller, as _run holds a gradient it popped
+    return _probe_array(g)
+
+
+_UNSHARED_ARRAY_REFS = _calibrate_array()
+
+
+def _accumulate_data(acc: AccumulateGrad, g) -> bool:
+    """_accumulate for the plain accumulator of a leaf without hooks, on the array gradient
+    _run_data_node routed to it (every leaf of every step): no Tensor is made where the
+    gradient is added into an existing .grad, and a fresh array becomes the new .grad as is
+    (NOTE [ Stealing gradients ]: the caller holds it once). False where the general path must
+    run (hooks, a .grad of another size or dtype or read-only, a shared gradient)."""
+    leaf = acc._variable()
+    if leaf is None:
+        return True
+    if leaf._hooks is not None or leaf.__dict__.get("_post_acc_hooks"):
+        return False
+    old = leaf._grad
+    if old is None:
+        dev = leaf._device
+        if sys.getrefcount(g) > _UNSHARED_ARRAY_REFS or (
+            g.base is not None and not dev.backend.owns_data(g)
+        ):
+            return False
+        new = _make(g, dev, False, None)
+        # _laid_as's first test, inlined: a row-major leaf and gradient need nothing more
+        leaf._grad = new if g.ndim < 2 or g.strides == leaf._data.strides else _laid_as(new, leaf)
+        return True
+    data = old._data
+    if data.shape != g.shape or data.dtype != g.dtype:
+        return False
+    try:
+        old._device.backend.xp.add(data, g, out=data)
+    except ValueError:  # a read-only array (a broadcast view the user assigned as .grad)
+        return False
+    old._vc[0] += 1
+    return True
 
 
 def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:

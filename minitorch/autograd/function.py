@@ -1311,19 +1311,28 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             t = o  # non-tensor outputs pass through
         results.append(t)
     if record:
-        ctx._n_out = len(out)
+        # NOTE [ Outputs that are not differentiable ]
+        # An output of an integer dtype (max's indices, lu_factor's pivots) gets no history,
+        # and the node's outputs end with its last differentiable one: max(dim)'s node has one
+        # output, as torch's, so its hooks see one gradient and its backward receives one
+        # (such an op's backward gives the trailing gradients' parameters a default).
+        diff = [
+            i for i, t in enumerate(results) if isinstance(t, Tensor) and t.dtype.is_floating_point
+        ]
+        n_out = diff[-1] + 1 if diff else 1
+        ctx._n_out = n_out
         ctx._out_device = device
-        if len(out) > 1:  # for zero-filling the gradients of unused outputs
+        if n_out > 1:  # for zero-filling the gradients of unused outputs
             ctx._out_shapes = tuple(
-                (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays
+                (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays[:n_out]
             )
         if not connected:
             _connect(ctx, args)
-        for i, t in enumerate(results):
-            if isinstance(t, Tensor) and t.dtype.is_floating_point:
-                t._requires_grad = True
-                t._grad_fn = ctx
-                t._output_nr = i
+        for i in diff:
+            t = results[i]
+            t._requires_grad = True
+            t._grad_fn = ctx
+            t._output_nr = i
     if cls._is_view:
         for t in results:
             if isinstance(t, Tensor):

@@ -150,13 +150,16 @@ def _runs_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
 def _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa) -> None:
     """A 0-d or 1-d mask broadcasts like any other, except where torch's flash-kernel selection
     reaches its mask check, which reads the mask's dim -2: after the dropout, 4-d shape, batch
-    and head checks of NOTE [ SDPA flash path ] (before the dtype, head size and stride ones)."""
+    and head checks of NOTE [ SDPA flash path ] (before the dtype, head size and stride ones),
+    for a mask that does not require grad (one that does is refused before its shape is read)."""
     if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0:
         return
     (B, H), (Bk, Hk), (Bv, Hv) = query.shape[:2], key.shape[:2], value.shape[:2]
     if not B == Bk == Bv or Hk != Hv:
         return
     if H != Hk and not (enable_gqa and H % Hk == 0):
+        return
+    if attn_mask.requires_grad:  # refused before the mask's shape is read
         return
     if attn_mask.ndim == 0:
         raise IndexError("Dimension specified as -2 but tensor has no dimensions")

@@ -57,7 +57,8 @@ def _nearest_index(L, o, scale, exact, shortcuts, x):
 # recompute_scale_factor=True). torch's kernels then disagree with each other, and minitorch
 # follows each one's forward:
 # - linear, bilinear, trilinear: a dim whose output size equals its input size is copied
-#   (torch's "scale_factor = 1, simply copy" in its linear index computation), per dim.
+#   (torch's "scale_factor = 1, simply copy" in its linear index computation), per dim; its
+#   kernel still adds the second tap, the same element with weight 0 (an infinity gives NaN).
 # - nearest: only the 2-d kernel keeps torch's legacy shortcuts (output size == input size:
 #   copy; == 2 * input size: i // 2); 1-d and 3-d always use floor(i / scale_factor), so
 #   5 at 1.1 gives indices [0, 0, 1, 2, 3].
@@ -624,6 +625,7 @@ def interpolate(
             out = terms[0] + terms[1] + terms[2] + terms[3]
             continue
         if have[i] == sizes[i]:  # copied; See NOTE [ Unchanged sizes ]
+            out = out + out * 0.0
             continue
         lambdas = input.dtype if half and mode != "bilinear" else None  # as torch's kernels
         i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, like, lambdas)

@@ -15,10 +15,16 @@ from minitorch import _dtype, _ops
 from minitorch import _memory_format as _mf
 from minitorch._ops._common import same_device
 from minitorch._ops.activation import _float_only
-from minitorch._ops.nn_kernels import batch_norm_kernel, group_norm_kernel, layer_norm_kernel
+from minitorch._ops.nn_kernels import (
+    GROUP_NORM_SAVED,
+    batch_norm_kernel,
+    group_norm_kernel,
+    layer_norm_kernel,
+    stats_outputs,
+)
 from minitorch._ops.pointwise_more import rsqrt
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import name_node, scalar_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _argcheck as _arg
@@ -389,7 +395,8 @@ def _instance_as_batch_norm(
     and running statistics repeated per sample (the statistics then averaged back in place), so
     the graph is torch's (a view of NativeBatchNormBackward0) and the kernel the fused one."""
     n, c = input.shape[0], input.shape[1]
-    x = input.reshape((1, n * c) + tuple(input.shape[2:]))
+    # torch views a contiguous copy (a channels-last input of one sample gives a row-major out)
+    x = input.contiguous().view((1, n * c) + tuple(input.shape[2:]))
     w = weight.repeat(n) if weight is not None else None
     b = bias.repeat(n) if bias is not None else None
     with no_grad():
@@ -540,6 +547,12 @@ def layer_norm(
         raise
 
 
+show_saved(  # grad_fn._saved_<name> of a half input's node (as torch's)
+    "NativeGroupNormBackward0",
+    {**GROUP_NORM_SAVED, "input": saved_value(0), "weight": lambda node: node.weight},
+)
+
+
 def group_norm(
     input: Tensor,
     num_groups: int,
@@ -615,7 +628,12 @@ def _group_norm(
         b = None if bias is None else bias.float()
         out = _group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
         # See NOTE [ Half inputs of the norms are one node ]
-        return as_node(out, "NativeGroupNormBackward0", (input, weight, bias), saved=(input,))
+        attrs = {"weight": weight, "groups": num_groups, "eps": eps}
+        edges = (input, weight, bias)
+        out = as_node(out, "NativeGroupNormBackward0", edges, saved=(input,), attrs=attrs)
+        if out._grad_fn is not None:
+            stats_outputs(out._grad_fn, 2)
+        return out
     if input.dtype in _FUSED_FLOATS and input.numel():  # one node, see the kernel
         return group_norm_kernel(input, num_groups, weight, bias, eps)
     # an explicit group size: -1 is ambiguous when the batch is empty

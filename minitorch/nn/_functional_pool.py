@@ -24,7 +24,7 @@ from minitorch._ops._common import (
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import Function, name_node
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_conv import ntuple
@@ -287,7 +287,12 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, ret
     k, s, pads, d, _ = _pool_geometry(
         input, n, kernel_size, stride, padding, dilation, ceil_mode, op, _empty_check(op), parser
     )
-    return max_pool(input, k, s, pads, d, return_indices)
+    out = max_pool(input, k, s, pads, d, return_indices)
+    node = (out[0] if return_indices else out)._grad_fn
+    if node is not None:  # its grad_fn._saved_<name>: the arguments as torch's op takes them
+        given = () if stride is None or isinstance(stride, (list, tuple)) and not stride else s
+        node.given = (k, given, tuple(lo for lo, _ in pads), d, ceil_mode)
+    return out
 
 
 def max_pool2d(
@@ -945,6 +950,11 @@ class AdaptiveAvgWindowsGrad(Function):
         return g_a, (zeros_of(x) if needs[1] else None)
 
 
+_ADAPTIVE_SAVED = {"self": saved_value(0), "result1": lambda node: node.indices}
+show_saved("AdaptiveMaxPool2DBackward0", _ADAPTIVE_SAVED)  # grad_fn._saved_<name> (as torch's)
+show_saved("AdaptiveMaxPool3DBackward0", _ADAPTIVE_SAVED)
+
+
 def adaptive_avg_pool1d(input, output_size) -> Tensor:
     """Mirrors torch.nn.functional.adaptive_avg_pool1d."""
     return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
@@ -963,13 +973,15 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 
 
 def _adaptive_max(input, n, output_size, return_indices, op):
-    res = _adaptive_max_values(input, n, output_size, return_indices, op)
-    if n > 1:
-        as_node(res, f"AdaptiveMaxPool{n}DBackward0", (input,), saved=(input,))
-    return res
+    res = _adaptive_max_values(input, n, output_size, op)
+    if n > 1:  # torch's one node, saving the input and the indices
+        attrs = {"kept_device": input._device, "indices": res[1]}
+        as_node(res, f"AdaptiveMaxPool{n}DBackward0", (input,), saved=(input,), attrs=attrs)
+    return res if return_indices else res[0]
 
 
-def _adaptive_max_values(input, n, output_size, return_indices, op):
+def _adaptive_max_values(input, n, output_size, op):
+    """(values, indices) of an adaptive max pool."""
     _check_adaptive_input(input, n, output_size, op, colon=":")
     out = _adaptive_sizes(input, n, output_size, op)
     if 0 in out:  # an empty output, as torch's
@@ -978,7 +990,7 @@ def _adaptive_max_values(input, n, output_size, return_indices, op):
             input.flatten(input.ndim - n)[..., :0].reshape(shape),
             zeros(shape, dtype=_dtype.int64, device=input.device),
         )
-        return res if return_indices else res[0]
+        return res
     if n == 3:
         have = input.shape[-3:]
         if all(L % o == 0 for L, o in zip(have, out, strict=False)):
@@ -986,7 +998,7 @@ def _adaptive_max_values(input, n, output_size, return_indices, op):
             res = max_pool(input, k, k, ((0, 0),) * 3, (1, 1, 1), True)
         else:
             res = _adaptive_max_gather(input, have, out)
-        return res if return_indices else res[0]
+        return res
     x = input.unsqueeze(-2) if n == 1 else input
     have = x.shape[-2:]
     out2 = (1, *out) if n == 1 else out
@@ -998,9 +1010,10 @@ def _adaptive_max_values(input, n, output_size, return_indices, op):
         if n == 2 and _mf.suggests_channels_last(x._data):  # torch's kernel keeps the layout
             res = tuple(r.contiguous(memory_format=_mf.channels_last) for r in res)
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
-        as_node(res, "AdaptiveMaxPool2DBackward0", (x,), saved=(x,))
+        attrs = {"kept_device": x._device, "indices": res[1]}
+        as_node(res, "AdaptiveMaxPool2DBackward0", (x,), saved=(x,), attrs=attrs)
         res = (name_node(res[0].squeeze(-2), "SqueezeBackward1"), res[1].squeeze(-2))
-    return res if return_indices else res[0]
+    return res
 
 
 def _adaptive_max_gather(x, have, out):

@@ -286,4 +286,5 @@ def rnn_layers(
         if dropout_p and training and layer < num_layers - 1:
             out = dropout(out, dropout_p, training)
         layer_input = out
-    return layer_input, stack(h_n), (stack(c_n) if cx is not None else None)
+    c_n = stack(c_n) if cx is not None else None  # first, as torch: its h_n's node runs first
+    return layer_input, stack(h_n), c_n

@@ -16,7 +16,7 @@ from minitorch._factories import empty, ones_like, zeros, zeros_like
 from minitorch._ops._common import index, is_index, not_tensor, not_tensor_element
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, show_saved
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _functional_rnn
@@ -267,11 +267,18 @@ def native_dropout(input=_MISSING, p=_MISSING, train=_MISSING, *extra) -> tuple:
     p is unchecked, as in torch: one outside [0, 1] fails in bernoulli_)."""
     _check_arguments("native_dropout", input, p, train, extra)
     if train is False:
-        return input.clone(), ones_like(input, dtype=_dtype.bool)
-    if p == 1:
-        return input * 0, zeros_like(input, dtype=_dtype.bool)
-    keep = _keep_mask(input, p, False)
-    return input * (keep * (1.0 / (1 - p))), keep.bool()
+        out, mask = input.clone(), ones_like(input, dtype=_dtype.bool)
+    elif p == 1:
+        out, mask = input * 0, zeros_like(input, dtype=_dtype.bool)
+    else:
+        keep = _keep_mask(input, p, False)
+        out, mask = input * (keep * (1.0 / (1 - p))), keep.bool()
+    # torch's one node, listing the input alone (the mask is not differentiable)
+    as_node(out, "NativeDropoutBackward0", (input,), attrs={"p": p, "mask": mask})
+    return out, mask
+
+
+show_saved("NativeDropoutBackward0", {"p": "p", "result1": "mask"})  # as torch's node
 
 
 # --- normalization with its statistics: (output, mean, 1 / std) ---
@@ -324,8 +331,10 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> tuple:
         mean = zeros((N, group), dtype=input.dtype, device=input.device)
         rstd = mean + float("nan")
     if out.requires_grad:
+        attrs = {"weight": weight, "groups": group, "eps": eps}  # (its _saved_<name>)
+        edges = (input, weight, bias)
         out, mean, rstd = as_node(
-            (out, mean, rstd), "NativeGroupNormBackward0", (input, weight, bias), saved=(input,)
+            (out, mean, rstd), "NativeGroupNormBackward0", edges, saved=(input,), attrs=attrs
         )
     return out, mean, rstd
 

@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _init_states,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -76,6 +77,7 @@ class Adadelta(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 _check_foreach_step(group, ("differentiable", "capturable", "empty"))
             elif group["capturable"]:
@@ -85,10 +87,6 @@ class Adadelta(Optimizer):
             lr = _scalar(lr, "add_(): argument 'alpha'" if differentiable else None)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step()
-                    state["square_avg"] = minitorch.zeros_like(p)
-                    state["acc_delta"] = minitorch.zeros_like(p)
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"].add_(1)
                 if weight_decay != 0:
@@ -103,3 +101,10 @@ class Adadelta(Optimizer):
                 _add_square_(acc_delta.mul_(rho), delta, 1 - rho)
                 p.add_(delta, alpha=-lr)
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    state["step"] = _new_step()
+    state["square_avg"] = minitorch.zeros_like(p)
+    state["acc_delta"] = minitorch.zeros_like(p)

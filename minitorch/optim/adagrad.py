@@ -135,5 +135,7 @@ def _update(p, grad, state, lr, eps, weight_decay, lr_decay, differentiable):
     _add_square_(state_sum, grad, 1)
     std = state_sum.sqrt()
     # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
-    std = std.add(eps) if differentiable else std.add_(eps)
-    _sub_quotient_(p, grad, std, clr)
+    if differentiable:  # (torch's addcdiv_: the parameter's node, as its)
+        p.addcdiv_(grad, std.add(eps), value=-clr)
+    else:
+        _sub_quotient_(p, grad, std.add_(eps), clr)

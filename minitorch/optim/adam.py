@@ -23,6 +23,7 @@ from minitorch.optim.optimizer import (
     _params_with_grad,
     _scalar,
     _sub_quotient_,
+    _to_scalar,
     _use_grad_for_differentiable,
     _with_decay,
 )
@@ -120,6 +121,7 @@ class Adam(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_group(self, group)  # (before the checks, as torch)
             if group["foreach"]:
                 checks = ("empty", "tensor_hparams", "capturable", "differentiable")
                 _check_foreach_step(group, checks)
@@ -134,12 +136,6 @@ class Adam(Optimizer):
             differentiable = group["differentiable"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step(fused=bool(group["fused"]))
-                    state["exp_avg"] = minitorch.zeros_like(p)
-                    state["exp_avg_sq"] = minitorch.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = minitorch.zeros_like(p)
                 if differentiable:  # See NOTE [ Differentiable optimizer steps ]
                     _differentiable_update(p, grad, state, group)
                     continue
@@ -149,6 +145,27 @@ class Adam(Optimizer):
                 else:
                     _update(p, grad, state, *args)
         return loss
+
+
+def _init_group(optimizer, group) -> None:
+    """The state of each parameter with a gradient, created before the step's checks, as
+    torch's _init_group: there a tensor lr with foreach=True (and not capturable) raises after
+    the first such parameter's state is made."""
+    no_tensor_lr = group["foreach"] and not group["capturable"] and isinstance(group["lr"], Tensor)
+    for p in group["params"]:
+        if p.grad is None:
+            continue
+        state = optimizer.state[p]
+        if not state:
+            state["step"] = _new_step(fused=bool(group["fused"]))
+            state["exp_avg"] = minitorch.zeros_like(p)
+            state["exp_avg_sq"] = minitorch.zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = minitorch.zeros_like(p)
+        if no_tensor_lr:
+            raise RuntimeError(
+                "lr as a Tensor is not supported for capturable=False and foreach=True"
+            )
 
 
 def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled, cast_beta1=False) -> float:
@@ -195,7 +212,8 @@ def _differentiable_update(p: Tensor, grad: Tensor, state: dict, group: dict) ->
     bias corrections from the step tensor, tensor lr/betas/weight_decay kept as tensors, the
     max and the first moment cloned before a backward saves them (they change in place next
     step). See NOTE [ Differentiable optimizer steps ]."""
-    lr, eps = _keep_grad(group["lr"]), group["eps"]
+    # (a tensor lr stays a tensor, as torch's: the step size then takes its dtype)
+    lr, eps = _to_scalar(group["lr"]), group["eps"]
     weight_decay = _keep_grad(group["weight_decay"])
     beta1, beta2 = (_keep_grad(b) for b in group["betas"])
     exp_avg, exp_avg_sq, step = state["exp_avg"], state["exp_avg_sq"], state["step"]

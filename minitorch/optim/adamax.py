@@ -13,6 +13,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _init_states,
     _lerp_,
     _lr_operand,
     _new_step,
@@ -78,6 +79,7 @@ class Adamax(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 _check_foreach_step(group, ("differentiable", "empty", "capturable"))
             elif group["capturable"]:
@@ -85,18 +87,14 @@ class Adamax(Optimizer):
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             beta1, beta2 = group["betas"]
             differentiable = group["differentiable"]
-            if differentiable:
-                lr = _scalar(lr, "addcdiv_(): argument 'value'")
-            elif not group["foreach"]:  # See NOTE [ A tensor lr rounds in its own dtype ]
-                lr = _lr_operand(lr)
+            if differentiable:  # (a number for addcdiv_, rounded in lr's dtype as below)
+                _scalar(lr, "addcdiv_(): argument 'value'")
+            if differentiable or not group["foreach"]:
+                lr = _lr_operand(lr)  # See NOTE [ A tensor lr rounds in its own dtype ]
             else:  # (torch's foreach kernel reads a tensor lr as a number)
                 lr = _scalar(lr)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step()
-                    state["exp_avg"] = minitorch.zeros_like(p)
-                    state["exp_inf"] = minitorch.zeros_like(p)
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 step = _advance(state["step"])
                 if weight_decay != 0:
@@ -114,3 +112,10 @@ class Adamax(Optimizer):
                 else:
                     _sub_quotient_(p, exp_avg, exp_inf, clr)
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    state["step"] = _new_step()
+    state["exp_avg"] = minitorch.zeros_like(p)
+    state["exp_inf"] = minitorch.zeros_like(p)

@@ -13,6 +13,7 @@ from minitorch.optim.optimizer import (
     _check_nonneg,
     _closure_loss,
     _default_to_fused_or_foreach,
+    _init_states,
     _params_with_grad,
     _scalar,
     _scalar_dtype,
@@ -80,6 +81,7 @@ class ASGD(Optimizer):
         loss = _closure_loss(closure)
         scalar_dtype, f64 = _scalar_dtype(), _dtype.float64
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 checks = ("empty", "differentiable", "capturable")
                 _check_foreach_step(group, checks, "params, mus, etas, and state_steps")
@@ -93,13 +95,6 @@ class ASGD(Optimizer):
                 foreach = _default_to_fused_or_foreach(group["params"], group["differentiable"])[1]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = minitorch.zeros((), dtype=scalar_dtype, device=p.device)
-                    state["eta"] = minitorch.as_tensor(
-                        lr, dtype=scalar_dtype, device=p.device
-                    ).clone()
-                    state["mu"] = minitorch.ones((), dtype=scalar_dtype, device=p.device)
-                    state["ax"] = minitorch.zeros_like(p)
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
                 step_t.add_(1)
                 if weight_decay != 0:
@@ -135,3 +130,12 @@ class ASGD(Optimizer):
                 # rounded to the scalar dtype even where a loaded state keeps eta/mu in float64
                 mu.copy_((step - t0).clamp_min(1).reciprocal().to(scalar_dtype))
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    scalar_dtype, lr = _scalar_dtype(), _scalar(group["lr"])
+    state["step"] = minitorch.zeros((), dtype=scalar_dtype, device=p.device)
+    state["eta"] = minitorch.as_tensor(lr, dtype=scalar_dtype, device=p.device).clone()
+    state["mu"] = minitorch.ones((), dtype=scalar_dtype, device=p.device)
+    state["ax"] = minitorch.zeros_like(p)

@@ -15,6 +15,7 @@ from minitorch.optim.optimizer import (
     _check_nonneg,
     _closure_loss,
     _default_to_fused_or_foreach,
+    _init_states,
     _keep_grad,
     _lerp_,
     _lr_operand,
@@ -22,6 +23,7 @@ from minitorch.optim.optimizer import (
     _params_with_grad,
     _scalar,
     _sub_quotient_,
+    _to_scalar,
     _use_grad_for_differentiable,
     _with_decay,
 )
@@ -89,6 +91,7 @@ class NAdam(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 checks = ("empty", "differentiable", "capturable")
                 _check_foreach_step(group, checks, "params, mu_products, and state_steps")
@@ -96,8 +99,9 @@ class NAdam(Optimizer):
                 _check_capturable(group, "params, mu_products and state_steps")
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             differentiable = group["differentiable"]
-            # (a tensor lr: See NOTE [ A tensor lr rounds in its own dtype ])
-            lr = _keep_grad(lr) if differentiable else _lr_operand(lr)
+            # (a tensor lr: See NOTE [ A tensor lr rounds in its own dtype ]; a differentiable
+            # step keeps it a tensor, as torch's, whose step sizes then take its dtype)
+            lr = _to_scalar(lr) if differentiable else _lr_operand(lr)
             beta1, beta2 = group["betas"]
             momentum_decay = group["momentum_decay"]
             decoupled = group["decoupled_weight_decay"]
@@ -106,11 +110,6 @@ class NAdam(Optimizer):
                 foreach = _default_to_fused_or_foreach(group["params"], differentiable)[1]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step()
-                    state["mu_product"] = _new_step(1.0)
-                    state["exp_avg"] = minitorch.zeros_like(p)
-                    state["exp_avg_sq"] = minitorch.zeros_like(p)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 mu_product_t = state["mu_product"]
                 step = _advance(state["step"])
@@ -147,3 +146,11 @@ class NAdam(Optimizer):
                 step_size = _scalar((lr_s * mu_next) / (1.0 - mu_product_next))
                 _sub_quotient_(p, exp_avg, denom, step_size)
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    state["step"] = _new_step()
+    state["mu_product"] = _new_step(1.0)
+    state["exp_avg"] = minitorch.zeros_like(p)
+    state["exp_avg_sq"] = minitorch.zeros_like(p)

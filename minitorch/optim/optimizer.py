@@ -150,9 +150,11 @@ def _run_with_hooks(self, func, args, kwargs):
 # that mode on a separate branch: out-of-place where torch is, clones where torch clones
 # (a moment before the parameter update saves it), and a tensor hyperparameter that requires
 # grad kept as a tensor where torch keeps it (_keep_grad) -- or a TypeError where torch
-# takes it as a Number (_scalar's `arg`). Where torch's own formulas save a tensor that the
-# next step changes in place (AMSGrad's maximum, Adamax, a centered RMSprop), backward
-# through several steps raises here as it does in torch. The default path is unchanged.
+# takes it as a Number (_scalar's `arg`). Adam's, NAdam's and RAdam's lr stays a tensor even
+# without grad, as torch's: their step sizes then round in its dtype, not the step count's.
+# Where torch's own formulas save a tensor that the next step changes in place (AMSGrad's
+# maximum, Adamax, a centered RMSprop), backward through several steps raises here as it does
+# in torch. The default path is unchanged.
 
 
 class Optimizer:
@@ -578,6 +580,18 @@ def _cast_state(param: Tensor, value, param_id, param_groups, key=None):
 
 
 # --- helpers the optimizers share ---
+
+
+def _init_states(optimizer, group, init) -> None:
+    """init(p, state, group) for each of the group's parameters with a gradient and no state
+    yet, before the step checks its flags or updates anything: torch's _init_group creates the
+    whole group's state first, so a step that then raises (foreach=True with differentiable=True,
+    capturable=True on the CPU, an in-place update of a leaf in a differentiable step) leaves
+    the state created, as here."""
+    state = optimizer.state
+    for p in group["params"]:
+        if p.grad is not None and not state[p]:
+            init(p, state[p], group)
 
 
 def _params_with_grad(group):

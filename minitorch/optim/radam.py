@@ -14,11 +14,12 @@ from minitorch.optim.optimizer import (
     _check_nonneg,
     _closure_loss,
     _default_to_fused_or_foreach,
-    _keep_grad,
+    _init_states,
     _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
+    _to_scalar,
     _use_grad_for_differentiable,
 )
 
@@ -81,6 +82,7 @@ class RAdam(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 _check_foreach_step(group, ("empty", "differentiable", "capturable"))
             elif group["capturable"]:
@@ -88,7 +90,7 @@ class RAdam(Optimizer):
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             differentiable = group["differentiable"]
             # (See NOTE [ A tensor lr rounds in its own dtype ]: moments_ rounds 1 - lr * wd)
-            lr_operand = _keep_grad(lr) if differentiable else _lr_operand(lr)
+            lr_operand = _to_scalar(lr) if differentiable else _lr_operand(lr)
             lr = lr_operand if differentiable else _scalar(lr_operand)
             beta1, beta2 = group["betas"]
             decoupled = group["decoupled_weight_decay"]
@@ -98,10 +100,6 @@ class RAdam(Optimizer):
                 foreach = _default_to_fused_or_foreach(group["params"], differentiable)[1]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step()
-                    state["exp_avg"] = minitorch.zeros_like(p)
-                    state["exp_avg_sq"] = minitorch.zeros_like(p)
                 step = moments_(p, grad, state, lr_operand, beta1, beta2, weight_decay, decoupled)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 bias_correction1 = 1 - beta1**step
@@ -117,13 +115,17 @@ class RAdam(Optimizer):
                     p.add_(update, alpha=-1.0)  # (torch's spelling: p's node is AddBackward0)
                 elif foreach:  # torch's multi-tensor step: p += m * (1 / ((sqrt(v) + eps) /
                     # (-sqrt(bc2) lr rect / bc1)) - lr unrectified / bc1), rounded as its kernels
+                    # (a tensor lr keeps both step sizes in its dtype, as torch's lists of 0-d
+                    # tensors: NOTE [ A tensor lr rounds in its own dtype ])
                     rect = _rectification(rho_t, rho_inf) if rho_t > 5 else 0
-                    unrect = (lr * (0 if rect > 0 else 1.0) / bias_correction1) * -1
+                    unrect = (lr_operand * (0 if rect > 0 else 1.0) / bias_correction1) * -1
+                    unrect = _scalar(unrect)
                     if rect == 0:  # (the reciprocal of a division by -0.0 is -0.0)
                         p.add_(exp_avg, alpha=unrect)
                         continue
-                    scale = (bias_correction2**0.5) * (lr * rect / bias_correction1) * -1
-                    buffer = exp_avg_sq.sqrt().add_(eps).div_(scale).reciprocal_().add_(unrect)
+                    scale = (bias_correction2**0.5) * (lr_operand * rect / bias_correction1) * -1
+                    buffer = exp_avg_sq.sqrt().add_(eps).div_(_scalar(scale))
+                    buffer.reciprocal_().add_(unrect)
                     p.addcmul_(exp_avg, buffer)
                 elif rho_t > 5.0:
                     rect = _rectification(rho_t, rho_inf)
@@ -135,6 +137,13 @@ class RAdam(Optimizer):
                 else:
                     p.sub_(bias_corrected_exp_avg.mul_(lr))
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    state["step"] = _new_step()
+    state["exp_avg"] = minitorch.zeros_like(p)
+    state["exp_avg_sq"] = minitorch.zeros_like(p)
 
 
 def _rectification(rho_t: float, rho_inf: float) -> float:

@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _init_states,
     _lerp_,
     _new_step,
     _params_with_grad,
@@ -84,6 +85,7 @@ class RMSprop(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 _check_foreach_step(group, ("empty", "differentiable", "capturable"), xla=True)
             elif group["capturable"]:
@@ -98,13 +100,6 @@ class RMSprop(Optimizer):
                 lr = _scalar(lr)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step()
-                    state["square_avg"] = minitorch.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = minitorch.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = minitorch.zeros_like(p)
                 square_avg = state["square_avg"]
                 state["step"].add_(1)
                 if weight_decay != 0:
@@ -123,9 +118,21 @@ class RMSprop(Optimizer):
                     buf = state["momentum_buffer"]
                     buf.mul_(momentum).addcdiv_(grad, avg)
                     p.add_(buf, alpha=-lr)  # (rounded once, as torch's)
+                elif differentiable:  # (torch's addcdiv_: the parameter's node, as its)
+                    p.addcdiv_(grad, avg, value=-lr)
                 else:
                     _sub_quotient_(p, grad, avg, lr)
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    state["step"] = _new_step()
+    state["square_avg"] = minitorch.zeros_like(p)
+    if group["momentum"] > 0:
+        state["momentum_buffer"] = minitorch.zeros_like(p)
+    if group["centered"]:
+        state["grad_avg"] = minitorch.zeros_like(p)
 
 
 def _centered(square_avg: Tensor, grad_avg: Tensor) -> Tensor:

@@ -10,6 +10,7 @@ from minitorch.optim.optimizer import (
     _check_foreach_step,
     _check_lr,
     _closure_loss,
+    _init_states,
     _new_step,
     _params_with_grad,
     _to_scalar,
@@ -71,6 +72,7 @@ class Rprop(Optimizer):
         self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            _init_states(self, group, _init_state)  # (before the checks, as torch)
             if group["foreach"]:
                 _check_foreach_step(group, ("empty", "differentiable", "capturable"), xla=True)
             elif group["capturable"]:
@@ -79,12 +81,6 @@ class Rprop(Optimizer):
             step_size_min, step_size_max = group["step_sizes"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
-                if not state:
-                    state["step"] = _new_step()
-                    state["prev"] = minitorch.zeros_like(p)
-                    # torch's full_like takes a tensor lr as a Number: a TypeError where it
-                    # requires grad, in either mode
-                    state["step_size"] = minitorch.full_like(grad, _to_scalar(group["lr"]))
                 prev, step_size = state["prev"], state["step_size"]
                 state["step"].add_(1)
                 if group["differentiable"]:  # See NOTE [ Differentiable optimizer steps ]
@@ -102,6 +98,15 @@ class Rprop(Optimizer):
                 p.sub_(minitorch.sign(grad).mul_(step_size))
                 prev.copy_(grad)
         return loss
+
+
+def _init_state(p, state, group) -> None:
+    """A parameter's state before its first step (torch's keys, dtypes and devices)."""
+    state["step"] = _new_step()
+    state["prev"] = minitorch.zeros_like(p)
+    # torch's full_like takes a tensor lr as a Number: a TypeError where it requires grad, in
+    # either mode
+    state["step_size"] = minitorch.full_like(p.grad, _to_scalar(group["lr"]))
 
 
 def _differentiable_rprop_(p, grad, prev, step_size, group) -> None:

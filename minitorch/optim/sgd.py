@@ -88,6 +88,8 @@ class SGD(Optimizer):
             # The buffers are read before any update, as torch's _init_group does: a parameter
             # listed twice starts its first momentum step without a buffer at both places.
             bufs = [self.state[p].get("momentum_buffer") for p, _ in pairs] if momentum else ()
+            if fused and any(b is None for b in bufs) and any(b is not None for b in bufs):
+                _missing_fused_buffer(pairs, bufs)
             args = (lr, weight_decay, momentum, dampening, nesterov)
             for i, (p, grad) in enumerate(pairs):
                 if fused and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
@@ -99,6 +101,19 @@ class SGD(Optimizer):
                 else:
                     _update(p, grad, None, *args)
         return loss
+
+
+def _missing_fused_buffer(pairs, bufs) -> None:
+    """torch's fused kernel takes the momentum buffers as a list of tensors, made for every
+    parameter only on a group's first step: a parameter whose first gradient came later has
+    none, and the kernel's argument check refuses the list, before any update. The index is
+    the parameter's position among those with a gradient and its device and dtype."""
+    seen: dict = {}
+    for (p, _), buf in zip(pairs, bufs, strict=True):
+        key = (p.device, p.dtype)
+        i = seen[key] = seen.get(key, -1) + 1
+        if buf is None:
+            raise TypeError(f"expected Tensor as element {i} in argument 2, but got NoneType")
 
 
 def _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov):

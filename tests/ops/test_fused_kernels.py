@@ -124,17 +124,15 @@ def test_softmax_big(device, log):
 # --- matmul operands BLAS cannot read in place (linalg.blas_ready) ---
 
 
-def test_blas_ready_copies_only_what_blas_cannot_read():
+def test_blas_ready_tells_what_blas_cannot_read():
     from minitorch._ops.linalg import blas_ready
 
     a = np.ones((64, 256), np.float32)
-    assert blas_ready(np, a) is a
-    assert np.shares_memory(blas_ready(np, a.T), a)  # a transpose is read as is
-    assert np.shares_memory(blas_ready(np, a[:, :50]), a)  # rows longer than the slice: fine
+    assert blas_ready(a)
+    assert blas_ready(a.T)  # a transpose is read as is
+    assert blas_ready(a[:, :50])  # rows longer than the slice: fine
     for odd in (np.broadcast_to(np.float32(1), (64, 256)), a[:, ::2], a[::-1]):
-        out = blas_ready(np, odd)
-        assert out.flags.c_contiguous and not np.shares_memory(out, a)
-        np.testing.assert_array_equal(out, odd)
+        assert not blas_ready(odd)
 
 
 @pytest.mark.parametrize("case", ["expanded", "stepped", "batched-expanded"])

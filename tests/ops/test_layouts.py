@@ -521,7 +521,7 @@ INPLACE = {
         lambda v: v.__setitem__(..., np.concatenate([_r(1, 4), _r(2, 4)])),
     ),
     "out_where": (
-        lambda v, T: mt.where(T(_MASK), T(_r(3, 4)), 0.0, out=v),
+        lambda v, T: mt.where(T(_MASK), T(_r(3, 4)), T(np.zeros(())), out=v),
         lambda v: v.__setitem__(..., np.where(_MASK, _r(3, 4), 0.0)),
     ),
 }

@@ -37,9 +37,9 @@ Known and left (documented):
 - Complex dtypes (torch.cfloat, complex reprs) do not exist here.
 - float() of a tensor requiring grad warns once per process in torch ("Converting a tensor with
   requires_grad=True to a scalar ..."): not recorded (another test may have used it up).
-- torch.__version__ is a TorchVersion ("2.13.0+cpu", compared as a version: >= "1.0" holds);
-  minitorch's is the str "0.1.0", so `torch.__version__ >= "1.10"` checks in user code fail.
-  A project decision (the package's own version), not a printing one."""
+- torch.__version__ is "2.13.0+cpu"; minitorch's is "0.1.0" (both compare as versions), so
+  `torch.__version__ >= "1.10"` checks in user code fail. A project decision (the package's
+  own version), not a printing one."""
 
 from __future__ import annotations
 

@@ -59,8 +59,6 @@ Known and left (documented):
   given", dtype and device being keyword-only there): a *extra would cost every call of these
   hot factories (CPython specializes only functions of plain parameters: as_tensor(t) measured
   ~70 ns -> ~90 ns). Not recorded.
-- arange(start=1) is read as arange(1) (torch: 'missing ... "end"'): telling the keyword from
-  the position costs arange(n)'s fast path a call-site read; documented in arange.
 - A factory's options are checked in minitorch's order, not always in the parser's: zeros("a",
   layout=5) names layout (torch: size); not recorded.
 - Seeded draws only; no unseeded values, no uninitialised memory (empty's values) recorded."""

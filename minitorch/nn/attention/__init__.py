@@ -11,8 +11,11 @@ import enum
 __all__ = ["SDPBackend", "sdpa_kernel"]
 
 
-class SDPBackend(int, enum.Enum):
-    """The attention kernels torch can choose from. Mirrors torch.nn.attention.SDPBackend."""
+class SDPBackend(enum.Enum):
+    """The attention kernels torch can choose from. Mirrors torch.nn.attention.SDPBackend (also
+    torch.backends.cuda.SDPBackend): a C++ enum there, whose members convert to their numbers
+    (int(), an index, the hash of the number) but equal no number (MATH != 0) and do no
+    arithmetic."""
 
     ERROR = -1
     MATH = 0
@@ -20,6 +23,14 @@ class SDPBackend(int, enum.Enum):
     EFFICIENT_ATTENTION = 2
     CUDNN_ATTENTION = 3
     OVERRIDEABLE = 4
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+    def __hash__(self) -> int:
+        return hash(self.value)
 
 
 _SWITCHES = {
@@ -50,7 +61,7 @@ def sdpa_kernel(backends, set_priority: bool = False):
     from minitorch.backends import cuda
 
     before = {kind: getattr(cuda, f"{kind}_sdp_enabled")() for kind in _SWITCHES.values()}
-    # by identity: SDPBackend is an int here, but torch's [0] does not name SDPBackend.MATH
+    # by identity: torch's [0] does not name SDPBackend.MATH
     chosen = {kind for b, kind in _SWITCHES.items() if any(x is b for x in backends)}
     try:
         for kind in _SWITCHES.values():

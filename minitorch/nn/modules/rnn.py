@@ -453,17 +453,33 @@ class RNNBase(Module):
         else:
             self._check_size(hx, h_shape, "Expected hidden size {}, got {}")
         for h in (hx, cx):  # torch's kernel checks the dtypes, after the sizes
-            if h is not None and h.dtype != x.dtype and not is_lstm:  # (its CPU matmul's words)
-                raise RuntimeError(
-                    "mat1 and mat2 must have the same dtype, but got "
-                    f"{_dtype.scalar_name(h.dtype)} and {_dtype.scalar_name(x.dtype)}"
-                )
-            if h is not None and h.dtype != x.dtype:  # (torch's LSTM fails inside oneDNN)
+            if h is None or h.dtype == x.dtype:
+                continue
+            if is_lstm and self._runs_onednn(x, batch_sizes):  # (torch fails inside oneDNN)
                 raise RuntimeError(
                     f"{self._name()}: Input and hidden tensors are not the same dtype, found "
                     f"input tensor with {x.dtype} and hidden tensor with {h.dtype}"
                 )
+            if h is cx:  # promotes the cell update (a later matmul refuses a wider state)
+                continue
+            if not self.bias:  # the default kernel's first matmul: mm, or addmm with biases
+                names = _dtype.CPP_NAMES
+                raise RuntimeError(
+                    "expected m1 and m2 to have the same dtype, but got: "
+                    f"{names[h.dtype.name]} != {names[x.dtype.name]}"
+                )
+            raise RuntimeError(
+                "mat1 and mat2 must have the same dtype, but got "
+                f"{_dtype.scalar_name(h.dtype)} and {_dtype.scalar_name(x.dtype)}"
+            )
         return hx, cx
+
+    def _runs_onednn(self, x, batch_sizes) -> bool:
+        """Whether torch's CPU LSTM runs x in oneDNN (float32 or bfloat16, no projections, not
+        packed or packed with equal lengths) rather than in its default kernel."""
+        if self.proj_size or x.dtype not in (_dtype.float32, _dtype.bfloat16):
+            return False
+        return batch_sizes is None or batch_sizes[0] == batch_sizes[-1]
 
 
 class RNN(RNNBase):
