@@ -1,7 +1,7 @@
 """Small behaviours against torch: where's out= overload (tensors only), arange's keyword
-bounds, ranges whose step or bounds are near the float64 limit, var_mean/std_mean means over inf/nan/overflowing slices, SDPBackend members (an
-enum, no ints), the version string's comparisons, bfloat16 casts of huge numbers (no warning)
-and block_diag of empty 1-d tensors.
+bounds, ranges whose step or bounds are near the float64 limit, var_mean/std_mean means over
+inf/nan/overflowing slices, SDPBackend members (an enum, no ints), the version string's
+comparisons, bfloat16 casts of huge numbers (no warning) and block_diag of empty 1-d tensors.
 
 Known and left (documented):
 - unsafe_split/unsafe_chunk pieces are views here (torch's are not, and its gradient misses an
