@@ -4,17 +4,19 @@
 
 Timings on a shared machine drift by tens of percent between runs; the number of instructions a
 step executes does not (to about 0.1% here). Each (workload, library) runs twice under
-valgrind's cachegrind (`--cache-sim=no`: counting only), once with N steps and once with 2N after
-the same warm-up; the difference divided by N is the count per step, free of start-up, import
-and first-step costs (a run of 0 steps is not a good base: the first steps after the warm-up
-still pay one-time costs, such as NumPy's allocator growing its caches). The environment is
-pinned so that runs repeat: PYTHONHASHSEED=0 (dict and set layouts), one BLAS/OpenMP thread (no
-spinning workers), and the bytecode caches written first (a compile inside one run only would
-count). The counts rank per-op overhead well (the Python frontend is instruction-bound); for
-kernel-bound workloads (big GEMMs, memory-bound passes) a count says less than a timing does:
-use bench/compare.py there. Needs valgrind (Debian: `apt install valgrind`); python must be a
-real interpreter binary, not a shell shim (pyenv's), which valgrind cannot follow: the script
-resolves sys.executable's real path.
+valgrind's cachegrind (`--cache-sim=no`: counting only), once with N steps and once with 2N
+after the same warm-up; the difference divided by N is the count per step, free of start-up,
+import and first-step costs (a run of 0 steps is not a good base: the first steps after the
+warm-up still pay one-time costs, such as NumPy's allocator growing its caches). The environment
+is pinned so that runs repeat: PYTHONHASHSEED=0 (dict and set layouts), one BLAS/OpenMP thread
+(no spinning workers), and the bytecode caches written first (a compile inside one run only
+would count). The cyclic garbage collector is off while the steps run: its full collections
+traverse every live object and fall at other steps in runs of other lengths, which made the
+difference of two runs swing by more than a whole step. The counts rank per-op overhead well
+(the Python frontend is instruction-bound); for kernel-bound workloads (big GEMMs, memory-bound
+passes) a count says less than a timing does: use bench/compare.py there. Needs valgrind
+(Debian: `apt install valgrind`); python must be a real interpreter binary, not a shell shim
+(pyenv's), which valgrind cannot follow: the script resolves sys.executable's real path.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ WARMUP = 20
 DEFAULT = ("pointwise_fwd_bwd", "pointwise_fwd_nograd", "mlp_step_tiny")
 
 _CHILD = """
+import gc
 import sys
 sys.path[:0] = [{root!r}, {bench!r}]
 import workloads
@@ -42,6 +45,8 @@ step = workloads.make_step({lib!r}, {name!r})
 if step is not None:
     for _ in range({warmup}):
         step()
+    gc.collect()
+    gc.disable()
     for _ in range({steps}):
         step()
 """

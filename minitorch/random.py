@@ -112,11 +112,7 @@ class Generator:
     in minitorch/_backend/torch_stream.py), so a seed gives torch's numbers; its state bytes are
     torch's (NOTE [ RNG state bytes ]). The strict test device draws the CPU's numbers.
 
-    Differences from torch: CUDA streams are CuPy's (torch's are Philox): other numbers. On the
-    CPU, bernoulli_(p) follows torch's default kernel; PyTorch builds with MKL running on an
-    Intel CPU draw bernoulli_(p) (so dropout masks) from MKL's own stream instead. The samplers
-    without a torch-exact transformation here (poisson, gamma, binomial, the distributions built
-    on them) draw from a NumPy generator seeded from the stream: reproducible, not torch's.
+    Differences from torch: CUDA streams are CuPy's (torch's are Philox): other numbers.
     set_state also takes the 64-byte state of an older minitorch, which torch would refuse
     (NOTE [ RNG state bytes ]).
     """

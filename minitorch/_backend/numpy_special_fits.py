@@ -399,8 +399,8 @@ def _bessel_i(order: int, scaled: bool):
         with np.errstate(over="ignore", invalid="ignore"):
             _pieces(a, out, (0.0, 8.0, np.inf), piece)
         out[a == np.inf] = 0.0 if scaled else np.nan  # torch's and SciPy's I(+-inf): NaN
-        if order:
-            out = np.copysign(out, x)
+        if order:  # odd: negated where x < 0, so I1(-0.) is 0., as torch's (not copysign)
+            np.negative(out, out=out, where=x < 0)
         return out.reshape(shape)
 
     return apply

@@ -34,9 +34,8 @@ import numpy as np
 #                   for the next call (the generator's cached normal, part of its state).
 #   random_ / randint: random() % range + from, random64() % range + from when range >= 2^28
 #   randperm        for i < n - 1: swap a[i] with a[i + random() % (n - i)]
-#   bernoulli_(p)   u < p with a float64 uniform (torch's default kernel; see the Generator's
-#                   docstring for MKL builds on Intel CPUs); bernoulli(p tensor) uses a float32
-#                   uniform unless p is float64
+#   bernoulli_(p)   u < p with a float64 uniform (torch's default kernel); bernoulli(p tensor)
+#                   uses a float32 uniform unless p is float64
 #   exponential_    -1/lambda * log1p(-u); cauchy_ median + sigma * tan(pi (u - 1/2));
 #   geometric_      ceil(log(u) / log(1 - p)); log_normal_ exp(normal_distribution<double>)
 # libm's log / log1p / exp / tan differ from NumPy's SIMD versions in the last bit for a few

@@ -963,7 +963,7 @@ def _gelu32(xp, x, out, deriv, block):
     z, t, h, e = (xp.empty(m, dtype=x.dtype) for _ in range(4))
     inv_k, s_num = f32(_AS_INV_K), f32(_AS_INV_K * _GELU_ALPHA)
     p1, q1, p2, q2 = f32(_GELU_P1), f32(_GELU_Q1), f32(_GELU_P2), f32(_GELU_Q2)
-    half, zero, neg_half, inv_sqrt_2pi = f32(0.5), f32(0.0), f32(-0.5), f32(_INV_SQRT_2PI)
+    half, neg_zero, neg_half, inv_sqrt_2pi = f32(0.5), f32(-0.0), f32(-0.5), f32(_INV_SQRT_2PI)
     for i in range(0, n, m):
         xb, ob = x[i : i + m], out[i : i + m]
         if xb.shape[0] != m:  # the last, shorter block
@@ -984,7 +984,9 @@ def _gelu32(xp, x, out, deriv, block):
         e *= neg_half
         xp.exp(e, out=e)  # e = exp(-x²/2) = √(2π) φ(x)
         h *= e  # h = Φ(-|x|)
-        xp.maximum(xb, zero, out=ob)  # relu(x)
+        # relu(x), but -0. for x <= -0.: x Φ(x) keeps x's sign where it underflows (at -0.,
+        # and below -14), as torch's; maximum returns its second operand on a tie, so +0. stays
+        xp.maximum(neg_zero, xb, out=ob)
         xp.multiply(z, h, out=t)
         ob -= t
         if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + sign(x) (1/2 - h + |x| φ(|x|))
@@ -1197,7 +1199,8 @@ class Mish(Function):
         if grad.itemsize == 2 or grad.strides != a.strides:
             return NotImplemented  # half: widened; NOTE [ Gradient layout ]
         xp = ctx.xp
-        t = _softplus1(xp, a)  # Softplus's forward for beta 1, threshold inf
+        t = _arr(xp, xp.exp(a))  # Softplus's forward for beta 1, threshold inf: log1p(exp(a))
+        xp.log1p(t, out=t)
         xp.tanh(t, out=t)
         s = Sigmoid.kernel(xp, a)
         xp.multiply(a, s, out=s)
@@ -1213,9 +1216,10 @@ def mish(input, inplace=False):
 
 
 class Softplus(Function):
-    """out = log(1 + exp(β a)) / β (a where β a > threshold);  grad_a = grad sigmoid(β a)
-    (grad where β a > threshold). As torch's softplus double backward, the second derivative
-    is zero from β a = threshold up (a strict β a < threshold there)."""
+    """out = log(1 + exp(β a)) / β (a where β a > threshold);  grad_a = grad e / (e + 1),
+    e = exp(β a) (grad where β a > threshold; as grad sigmoid(β a) under create_graph). As
+    torch's softplus double backward, the second derivative is zero from β a = threshold up (a
+    strict β a < threshold there)."""
 
     @staticmethod
     def forward(ctx, a, *, beta, threshold):
@@ -1225,14 +1229,11 @@ class Softplus(Function):
         x = a._data
         y = opmath_array(x)
         z = _arr(xp, y * beta)
-        # _softplus_arr(z) / beta over one buffer (the select ignores it above the threshold)
-        out = xp.abs(z, out=xp.empty_like(z))
-        xp.negative(out, out=out)
-        xp.exp(out, out=out)
+        # log1p(exp(z)) / beta, torch's formula over one buffer (the select ignores it above the
+        # threshold): exact enough up to any threshold below 88 (float32; 709 float64), and inf
+        # past that where a threshold lets it through, as torch's (3 passes, not 7)
+        out = _arr(xp, xp.exp(z))
         xp.log1p(out, out=out)
-        # + max(z, 0): clip is NumPy's fast kernel for it (maximum with a number is not); only a
-        # zero's sign could differ, which adding log(2) drops
-        xp.add(out, xp.clip(z, 0, math.inf), out=out)
         xp.divide(out, beta, out=out)
         out = a._device.backend.select(z > threshold, y, out)
         return _arr(xp, out.astype(x.dtype, copy=False))
@@ -1252,9 +1253,17 @@ class Softplus(Function):
             return NotImplemented
         (a,) = ctx._stored_arrays()
         beta, threshold = ctx.params
+        # sigmoid(z) as (grad e) / (e + 1), e = exp(z), torch's formula and order: its bits, a
+        # subnormal gradient where e is (z below about -88 in float32; 1 / (1 + exp(-z)) gives
+        # 0 there), and NaN where e overflows below a threshold past 88; one pass fewer. (The
+        # Tensor formula keeps sigmoid: its double backward is what second-order programs
+        # compared with torch's in float32 were fitted to.)
+        xp = ctx.xp
         z = a * beta
-        s = Sigmoid.kernel(ctx.xp, z)
-        ctx.xp.multiply(grad, s, out=s)
+        e = _arr(xp, xp.exp(z))
+        s = _arr(xp, xp.multiply(grad, e))
+        e += 1
+        xp.divide(s, e, out=s)
         return ctx._out_device.backend.select(z > threshold, grad, s)
 
 

@@ -993,7 +993,7 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     x = self._data
     if 0 in x.strides:
         return False  # maybe expanded: the general path checks
-    floating = is_floating(x.dtype)
+    floating = x.dtype.kind == "f" or is_floating(x.dtype)  # (no call for NumPy's floats)
     # (a dispatching subclass takes the general path: NOTE [ In-place ops with a Tensor-subclass
     # operand ]; a plain tensor's test costs what isinstance did)
     if other.__class__ is Tensor or (isinstance(other, Tensor) and not other._dispatches):

@@ -224,10 +224,15 @@ def _product(xp, ad, bd, ta, tb):
     """op(ad) @ op(bd) of arrays (op: a transpose of the last two dims where the flag is set),
     in ad's dtype."""
     dt = ad.dtype
-    if not (blas_ready(ad) and blas_ready(bd)):
+    # (blas_ready holds for small operands: the common small product makes no call for it)
+    if (ad.size >= _BLAS_COPY_MIN or bd.size >= _BLAS_COPY_MIN) and not (
+        blas_ready(ad) and blas_ready(bd)
+    ):
         return _strided_product(xp, ad, bd, ta, tb)
-    if ta or tb:
-        ad, bd = _swap(xp, ad, ta), _swap(xp, bd, tb)
+    if ta:
+        ad = ad.swapaxes(-1, -2)  # _swap, inlined
+    if tb:
+        bd = bd.swapaxes(-1, -2)
     if (
         ad.ndim == 2
         and bd.ndim == 2
@@ -438,7 +443,8 @@ def _check_mm(a_shape, b_shape, a: Tensor, b: Tensor, out=None):
             f"expected m1 and m2 to have the same dtype, but got: {_ctype(a.dtype)} != "
             f"{_ctype(b.dtype)}"
         )
-    _no_bool(a, "addmm_impl_cpu_")
+    if a._data.dtype.kind == "b":  # (both of one dtype: checked above)
+        _no_bool(a, "addmm_impl_cpu_")
 
 
 def _check_mv_dtype(first: Tensor, second: Tensor):
@@ -551,8 +557,9 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
         raise arity_error("matmul", extra, 2, input=input, other=other)
     if _autocast.state.any_enabled:
         return _autocast.call(matmul, _autocast.LOWER, (input, other), {"out": out})
-    _require_tensor(input, "matmul", "input", 1)
-    _require_tensor(other, "matmul", "other", 2)
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        _require_tensor(input, "matmul", "input", 1)
+        _require_tensor(other, "matmul", "other", 2)
     sa, sb = input._data.shape, other._data.shape
     da, db = len(sa), len(sb)
     if da == 2 and db == 2 and out is None:  # the common case: mm's checks, once

@@ -1796,6 +1796,7 @@ def stats_outputs(node, n: int) -> None:
     and rstd, differentiable but not returned by F.group_norm): its hooks see their gradients
     as None, and it is called with one per output; no gradient ever reaches them."""
     node._n_out = 1 + n
+    node._takes_arrays = False  # its gradients are gathered in a list (Node._takes_arrays)
     node.set_materialize_grads(False)
 
 

@@ -87,7 +87,7 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return (a._data if isinstance(a, Tensor) else a) + (b._data if isinstance(b, Tensor) else b)
+        return getattr(a, "_data", a) + getattr(b, "_data", b)  # a number as it is
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,7 +103,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return (a._data if isinstance(a, Tensor) else a) - (b._data if isinstance(b, Tensor) else b)
+        return getattr(a, "_data", a) - getattr(b, "_data", b)  # a number as it is
 
     @staticmethod
     def backward(ctx, grad):
@@ -123,7 +123,7 @@ class Mul(Function):
         # that needs no gradient do not invalidate this node).
         needs = ctx.needs_input_grad
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        return (a._data if isinstance(a, Tensor) else a) * (b._data if isinstance(b, Tensor) else b)
+        return getattr(a, "_data", a) * getattr(b, "_data", b)  # a number as it is
 
     @staticmethod
     def backward(ctx, grad):
@@ -175,7 +175,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        return (a._data if isinstance(a, Tensor) else a) / (b._data if isinstance(b, Tensor) else b)
+        return getattr(a, "_data", a) / getattr(b, "_data", b)  # a number as it is
 
     @staticmethod
     def backward(ctx, grad):
@@ -263,7 +263,9 @@ def add(input, other, *args, alpha=1, out=None):
             raise
         if dt in _HALF:
             return _half_add_sub(add, input, other, alpha, dt, out)
-    elif alpha is not _ONE and _dtype.from_numpy(input._data.dtype) in _HALF:
+    elif alpha is _ONE:  # NOTE [ Same-dtype fast path ] (two arrays: no OverflowError)
+        return Add.apply(input, other) if out is None else _out(Add.apply(input, other), out)
+    elif _dtype.from_numpy(input._data.dtype) in _HALF:
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
     if alpha is not _ONE:  # NOTE [ Default alpha ]
         return _with_alpha(Add, input, other, alpha, out, False)
@@ -315,8 +317,7 @@ def sub(input, other, *args, alpha=1, out=None):
         and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))
     ):
         if alpha is _ONE:  # NOTE [ Same-dtype fast path ], NOTE [ Default alpha ]
-            result = Sub.apply(input, other)
-            return result if out is None else _out(result, out)
+            return Sub.apply(input, other) if out is None else _out(Sub.apply(input, other), out)
     try:
         a, b, dt = promote(input, other, "sub")
     except _OperandTypeError:  # NOTE [ Operators with foreign operands ]
@@ -1128,7 +1129,7 @@ def _pow_half(xp, x, e):
 
 
 class Pow(Function):
-    """out = a ** b;  grad_a = grad * b * a ** (b - 1),  grad_b = grad * out * log(a)"""
+    """out = a ** b;  grad_a = grad * (b * a ** (b - 1)),  grad_b = grad * (out * log(a))"""
 
     _node_name = "PowBackward1"
     _saved_names = ("self", "exponent", "result")
@@ -1157,7 +1158,9 @@ class Pow(Function):
         a, b, out = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = where(b == 0, 0.0, grad * b * pow(a, b - 1))
+            # torch's order, grad * (b * a ** (b - 1)): its bits, and a -0. grad meets an
+            # overflowing b * a ** (b - 1) as NaN
+            ga = where(b == 0, 0.0, grad * (b * pow(a, b - 1)))
         if ctx.needs_input_grad[1]:
             # d/db a**b = a**b log a, taken as 0 where a == 0 and b >= 0 (as torch does); grad
             # multiplies the where, as in torch, so a nan or inf grad stays nan there, and the
@@ -1599,8 +1602,9 @@ def _unary_float(fn, name):
             raise too_many_positional(name, 1 + len(extra), 1)
         if dt.kind != "f" and not _dtype.from_numpy(dt).is_floating_point:  # bfloat16 is kind 'V'
             input = cast(input, _dtype.default_float())
-        result = fn.apply(input)
-        return result if out is None else _out(result, out)
+        if out is None:
+            return fn.apply(input)
+        return _out(fn.apply(input), out)
 
     op.__name__ = name
     op.__qualname__ = name

@@ -77,7 +77,8 @@ def _device_of(a, b):
 
 
 class Atan2(Function):
-    """out = atan2(a, b);  grad_a = grad * b / (a² + b²),  grad_b = -grad * a / (a² + b²)"""
+    """out = atan2(a, b);  grad_a = grad * b * r,  grad_b = grad * -a * r,  r = 1 / (a² + b²)
+    (0 where a² + b² is 0)"""
 
     _saved_names = ("self", "other")
 
@@ -91,11 +92,12 @@ class Atan2(Function):
         a, b = ctx._stored_tensors
         d = a * a + b * b
         # the origin: 0, not 0/0, as torch (an angle of 0); its second derivatives there are
-        # NaN, as torch's (the masked-off quotient's 1/0 meets a zero gradient)
-        g = where(d == 0, 0.0, grad / d)
+        # NaN, as torch's (the masked-off 1/0 meets a zero gradient). The products in torch's
+        # order, (grad * b) * r: the same bits, and the sign of a zero gradient at the origin
+        r = where(d == 0, 0.0, 1 / d)
         return (
-            g * b if ctx.needs_input_grad[0] else None,
-            -g * a if ctx.needs_input_grad[1] else None,
+            grad * b * r if ctx.needs_input_grad[0] else None,
+            grad * -a * r if ctx.needs_input_grad[1] else None,
         )
 
 
@@ -237,6 +239,23 @@ def fmod(input=REQUIRED, other=REQUIRED, *extra, out=None):
 # --- fmax, fmin: maximum/minimum that ignore NaN ---
 
 
+def _first_on_tie(xp, cpu, pick, pick_number, x, y):
+    """fmax(x, y) (pick maximum, pick_number fmax) or fmin with x on a tie (0. against -0.), as
+    torch's. NumPy's float32/float64 fmax and fmin return either operand on a tie, by the
+    element's place in the array (their SIMD and remainder loops differ); maximum and minimum
+    return their second operand. So: pick(y, x), and where that is NaN (x or y is), fmax/fmin's
+    choice of the number, where no tie can be (on the CPU in place, through the ufunc's mask:
+    as fast as fmax alone). NumPy's float16 and bfloat16 ones tie consistently (float16 on x,
+    bfloat16 on y, as torch's)."""
+    if x.dtype.char not in "fd":
+        return pick_number(x, y)
+    r = pick(y, x)
+    nan = r != r
+    if cpu and r.ndim:
+        return pick_number(x, y, out=r, where=nan)
+    return xp.where(nan, pick_number(x, y), r)
+
+
 class Fmax(Function):
     """out = fmax(a, b);  grad to a where a >= b or b is NaN, else to b"""
 
@@ -245,7 +264,8 @@ class Fmax(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _arr(ctx.xp, ctx.xp.fmax(a._data, b._data))
+        xp, cpu = ctx.xp, a._device.type == "cpu"
+        return _arr(xp, _first_on_tie(xp, cpu, xp.maximum, xp.fmax, a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -265,7 +285,8 @@ class Fmin(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _arr(ctx.xp, ctx.xp.fmin(a._data, b._data))
+        xp, cpu = ctx.xp, a._device.type == "cpu"
+        return _arr(xp, _first_on_tie(xp, cpu, xp.minimum, xp.fmin, a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):

@@ -424,8 +424,9 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
-        _setup(ctx, x, dims, keepdim)
-        return row_major(ctx.xp, sum_array(ctx.xp, x, dims, keepdim, np_dtype))
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # _setup, inlined (hot: losses)
+        out = sum_array(ctx.xp, x, dims, keepdim, np_dtype)
+        return out if dims is None else row_major(ctx.xp, out)  # (a sum of all: one element)
 
     @staticmethod
     def backward(ctx, grad):
@@ -444,7 +445,7 @@ def sum_array(xp, x, dims, keepdim, np_dtype=None):
         if out is not None:
             return out
     target = x.dtype if np_dtype is None else np_dtype
-    acc = opmath_dtype(target)
+    acc = opmath_dtype(target) if target.itemsize < 4 else None  # (no call for 4+ bytes)
     # NOTE [ Reductions call the ufunc ]
     # xp.add.reduce is what ndarray.sum runs, minus a Python frame in numpy/_core/_methods.py:
     # called from here, NumPy's RuntimeWarning for inf + -inf is attributed to this module and
@@ -484,7 +485,7 @@ def sum(
         dim, keepdim = _dim_args("sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS)
     try:
         x = input._data
-        dims = reduce_dims(dim, x.ndim, "sum")
+        dims = None if dim is None else reduce_dims(dim, x.ndim, "sum")  # None: every dim
     except (AttributeError, TypeError) as e:  # torch.sum(list_of_losses), x.sum("a")
         raise _argument_error(e, "sum", input, dim, keepdim, dtype=dtype, out=out) from None
     if dtype is not None:
@@ -505,8 +506,10 @@ def sum(
     else:
         np_dtype = None
     if dim is None:
+        if out is None:
+            return Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
         result = Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
-        return result if out is None else _out_cast(result, out, dtype)
+        return _out_cast(result, out, dtype)
     return _out_cast(SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out, dtype)
 
 

@@ -336,7 +336,7 @@ def _i1(a: Tensor) -> Tensor:
 
 
 class Sinc(Function):
-    """out = sin(pi a) / (pi a), 1 at 0;  grad_a = grad * (cos(pi a) - out) / a, 0 at 0"""
+    """out = sin(pi a) / (pi a), 1 at 0;  grad_a = grad * (cos(pi a) - out) / a, +0. at 0"""
 
     @staticmethod
     def forward(ctx, a):
@@ -361,7 +361,9 @@ class Sinc(Function):
         safe = where(small, 1.0, a)
         slope = (cos(safe * math.pi) - sinc(safe)) / safe
         series = a * (_SINC_C1 + _SINC_C3 * (a * a))
-        return grad * where(small, series, slope)
+        out = grad * where(small, series, slope)
+        # +0. at 0 whatever grad's sign, as torch's; adding 0. keeps the second derivative
+        return where(a == 0, out + 0.0, out)
 
 
 i0 = _unary(I0, "i0", "The modified Bessel function of the first kind, order 0")

@@ -446,15 +446,16 @@ def _dependencies(roots):
     """Number of incoming edges of every node reachable from `roots` (iterative DFS)."""
     deps = dict.fromkeys(roots, 0)  # a node is in deps once it has been reached
     stack = list(deps)
+    pop, push = stack.pop, stack.append  # (bound once: this loop runs for every edge)
     while stack:
-        for e in stack.pop()._next:
+        for e in pop()._next:
             if e is not None:
                 child = e[0]
                 if child in deps:
                     deps[child] += 1
                 else:
                     deps[child] = 1
-                    stack.append(child)
+                    push(child)
     return deps
 
 
@@ -522,10 +523,10 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
         for n in root_nodes:
             if deps.get(n, 0) == 0:
                 push_ready(ready, n)
+        tried = False  # the node's data-level backward declined: set for _run_node, then reset
         while ready:
             node = _heappop(ready)[1]
             grads = buffers.pop(node, None)
-            tried = False  # the data-level backward declined (NotImplemented)
             if grads is not None and node._n_out == 1:
                 if data and node._data_bw is not None and not node._hooked:  # no hooks at all
                     if _run_data_node(node, grads, deps, ready, buffers):
@@ -578,6 +579,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if data:
                 grads = _as_tensors(node, grads)
             _run_node(node, grads, deps, ready, buffers, hooked, tried)
+            tried = False
             # the saved tensors go now (NOTE [ Kept saved values ]); a sink node has none
             if not retain_graph:
                 if getattr(node, "_saved", None).__class__ is tuple:
@@ -915,12 +917,10 @@ _UNSHARED_GRAD_REFS = _calibrate_reuse()
 
 def _run_data_node(node, grad, deps, ready, buffers) -> bool:
     """_run_node for the common node (one output, no hooks, a data-level backward), on arrays:
-    its gradient may be an array or a Tensor, and the gradients it routes stay arrays for the
-    nodes that take them (Node._takes_arrays: a built-in op's and a leaf's; no Tensor is made
-    per edge); False where the op hands the case to its Tensor formula."""
-    if grad is None:
-        _skip(node, deps, ready)
-        return True
+    its gradient may be an array or a Tensor (never None: _run runs such a node the general way),
+    and the gradients it routes stay arrays for the nodes that take them (Node._takes_arrays: a
+    built-in op's and a leaf's; no Tensor is made per edge); False where the op hands the case
+    to its Tensor formula."""
     if grad.__class__ is Tensor:
         res = node._data_bw(grad._data)  # the op's _backward_data, bound to the node (its ctx)
     elif (
@@ -933,33 +933,32 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
         res = node._data_bw_owned(grad)  # NOTE [ Reused gradients ]
     else:
         res = node._data_bw(grad)
-    if res is NotImplemented:
-        return False
-    nxt = node._next
-    if res.__class__ is not tuple:
+    if res.__class__ is not tuple:  # (an op with two or more inputs returns a tuple)
+        if res is NotImplemented:
+            return False
         res = (res,)
+    nxt = node._next
     if len(res) != len(nxt):
         res = _trim(node, res, len(nxt))
-    dev = node._out_device
-    cls = dev.backend.array_cls
+    cls = node._out_device.backend.array_cls  # (the device itself is read where it is needed)
     for e, r, meta in zip(nxt, res, node._in_meta, strict=True):
         if e is None:
             continue
         child = e[0]
         if r is not None:
             if r.__class__ is not cls:
-                r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
+                r = node._out_device.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
             if (r.shape, r.dtype) != meta:  # meta: the input's (shape, dtype)
-                r = _conform_data(r, meta, node, nxt.index(e), dev)
-            if child._n_out == 1 and child._takes_arrays:  # _put, inlined, on arrays
+                r = _conform_data(r, meta, node, nxt.index(e), node._out_device)
+            if child._takes_arrays:  # (one output: Node._takes_arrays) _put, inlined, on arrays
                 old = buffers.get(child)
                 if old is not None:
                     r = (old._data if old.__class__ is Tensor else old) + r
                     if r.__class__ is not cls:
-                        r = dev.backend.xp.asarray(r)
+                        r = node._out_device.backend.xp.asarray(r)
                 buffers[child] = r
             else:  # a node that takes Tensors, or has more outputs (a list of Tensors)
-                _put(buffers, child, e[1], _make(r, dev, False, None), _sum_grads)
+                _put(buffers, child, e[1], _make(r, node._out_device, False, None), _sum_grads)
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
@@ -1018,7 +1017,10 @@ def _conform_data(r, meta, node, i, dev):
     if r.shape != shape:
         lead, ones = _broadcast_dims(r.shape, shape, node, i)
         xp = dev.backend.xp
-        r = xp.asarray(sum_kernel(xp, r, tuple(range(lead)) + ones, True)).reshape(shape)
+        if not ones:  # only leading dims to drop (a bias over a batch): the sum has the shape
+            r = sum_kernel(xp, r, tuple(range(lead)), False)
+        else:
+            r = xp.asarray(sum_kernel(xp, r, tuple(range(lead)) + ones, True)).reshape(shape)
     if r.dtype != dtype:
         r = _make(r, dev, False, None).to(_dtype_of(dtype))._data  # Tensor.to's casting rules
     return r

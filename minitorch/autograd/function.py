@@ -89,7 +89,8 @@ class Node:
     _fn = None  # the Function subclass whose backward this node runs
     _data_bw = None  # its _backward_data, as a method (NOTE [ Data-level backward ])
     _data_bw_owned = None  # its _backward_data_owned, as a method (NOTE [ Reused gradients ])
-    _takes_arrays = False  # the data-level walk may leave it arrays, not Tensors (ditto)
+    _takes_arrays = False  # the data-level walk may leave it arrays, not Tensors (ditto); never
+    # a node with more outputs (its buffer is a list): whatever sets _n_out > 1 clears it
     _n_out = 1
     _materialize = True
     _pre_hooks = None
@@ -215,7 +216,7 @@ class Node:
         saved = self._saved
         if saved is _FREED or saved is None:  # raises torch's error, or a user Function's list
             return tuple(getattr(t, "_data", t) for t in self._stored_tensors)
-        out = []
+        out = ()  # (a node saves a few values: a tuple grown in place of a list made into one)
         for entry in saved:  # _unpack(entry, True), inlined for the common entries
             if entry is not None:
                 kind, obj, vc, version, _ = entry
@@ -225,8 +226,8 @@ class Node:
                     entry = obj
                 else:  # saved-tensor hooks, or a version check that fails: _unpack says
                     entry = self._unpack(entry, True)
-            out.append(entry)
-        return tuple(out)
+            out += (entry,)
+        return out
 
     def _unpack(self, entry, array=False):
         # See NOTE [ Saved tensors ]; `array`: the array, not a Tensor
@@ -1041,8 +1042,8 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     ctx._prio = _next_prio()  # NOTE [ Walk order ]
     ctx.xp = device.backend.xp
     ctx._to_save = None
-    ctx._saved = None
     if not cls._builtin:
+        ctx._saved = None
         shown = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor)])
         if len(shown) < len(args):  # torch's node lists the Tensor arguments only
             ctx._shown = shown
@@ -1052,7 +1053,7 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
         out = _user_forward(cls, ctx, args, kwargs, True)
         return _apply_user(cls, ctx, device, True, args, out)
     # A built-in forward leaves its inputs' history alone: the edges are recorded before it runs,
-    # in the same loop that finds needs_input_grad.
+    # in the same loop that finds needs_input_grad. (Its `_saved` is set once it has run.)
     _connect(ctx, args)
     try:
         out = cls.forward(ctx, *args, **kwargs)
@@ -1082,12 +1083,13 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     if state.saved_hooks is not None:
         _pack_saved(ctx, (result,), (raw,))
         return result
-    # _pack_saved for a single output, inlined; anything unusual takes the general path.
+    # _pack_saved for a single output, inlined; anything unusual takes the general path. (The
+    # forward ran before `result` existed: its output can only be saved as the array `raw`.)
     packed = []
     for s in to_save:
         if s is None:
             packed.append(None)
-        elif s is raw or s is result:
+        elif s is raw:
             packed.append(("out", out, result._vc, 0, 0))
         elif s.__class__ is Tensor:
             vc = s._vc
@@ -1190,22 +1192,31 @@ def _connect(ctx, args):
     """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting)."""
     # On the per-op path when recording: no generator, _edge inlined for the common case, and
     # the one-argument op (most ops) without lists: its argument is the input requiring grad.
+    # A leaf's accumulator is called for only the first time (`t._grad_acc or _accumulator(t)`).
     if len(args) == 1:
         a = args[0]
         if a._base is not None and a._view_version != a._vc[0]:
             _regenerate_view_grad_fn(a)
         fn = a._grad_fn
-        ctx._next = ((_accumulator(a), 0) if fn is None else (fn, a._output_nr),)
+        ctx._next = ((a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr),)
         ctx._in_meta = _META1[a._data.shape, a._data.dtype]  # NOTE [ Interned input metadata ]
         ctx.needs_input_grad = _NEEDED
-    elif len(args) == 2:  # a binary op: tuples built directly
+    elif len(args) == 2:  # a binary op: tuples built directly, _edge_meta inlined
         a, b = args
         if isinstance(a, Tensor) and a._requires_grad:
-            ea, ma = _edge_meta(a)
+            if a._base is not None and a._view_version != a._vc[0]:
+                _regenerate_view_grad_fn(a)
+            fn = a._grad_fn
+            ea = (a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr)
+            ma = _META[a._data.shape, a._data.dtype]
         else:
             ea = ma = None
         if isinstance(b, Tensor) and b._requires_grad:
-            eb, mb = _edge_meta(b)
+            if b._base is not None and b._view_version != b._vc[0]:
+                _regenerate_view_grad_fn(b)
+            fn = b._grad_fn
+            eb = (b._grad_acc or _accumulator(b), 0) if fn is None else (fn, b._output_nr)
+            mb = _META[b._data.shape, b._data.dtype]
             ctx.needs_input_grad = _NEEDED_TT if ea is not None else _NEEDED_FT
         else:
             eb = mb = None
@@ -1326,6 +1337,7 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             ctx._out_shapes = tuple(
                 (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays[:n_out]
             )
+            ctx._takes_arrays = False  # its gradients are gathered in a list (engine._put)
         if not connected:
             _connect(ctx, args)
         for i in diff:

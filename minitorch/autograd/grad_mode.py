@@ -152,7 +152,7 @@ class no_grad(_GradModeContext):
     def __new__(cls, orig_func=None):
         # `@no_grad` without parentheses is accepted, as torch does.
         self = super().__new__(cls)
-        return self(orig_func) if callable(orig_func) else self
+        return self(orig_func) if orig_func is not None and callable(orig_func) else self
 
     def __init__(self, orig_func=None):
         self.prev = (False, False)  # as torch's: an __exit__ without __enter__ turns grad off

@@ -728,11 +728,11 @@ def local_response_norm(
     total = padded.narrow(1, 0, c)
     for i in range(1, size):
         total = total + padded.narrow(1, i, c)
-    if not pool_fp32:
-        total = total.to(input.dtype)
     if input.dtype.is_floating_point:
-        mean = total / size
+        mean = total / size  # a half input's in float32, rounded once below (as avg_pool's)
     else:  # torch averages with avg_pool, whose integer kernel truncates the mean
         mean = _ops.div(total, size, rounding_mode="trunc")
+    if not pool_fp32:
+        mean = mean.to(input.dtype)
     div = _ops.pow(mean * alpha + k, beta)
     return input / div

@@ -345,8 +345,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         w = weight
     elif n == 1:
         w = weight.reshape(())
-    else:
-        w = weight.reshape((n,) + (1,) * (input.ndim - 2))
+    else:  # (1, n, 1, ...), as torch's view: a batch of one sums no dim (a -0. grad stays)
+        w = weight.reshape((1, n) + (1,) * (input.ndim - 2))
     # one node, as torch's kernel, whose weight edge is the (reshaped) weight, as in torch
     return _act.prelu_kernel(input, w)
 
