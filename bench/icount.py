@@ -40,6 +40,9 @@ _CHILD = """
 import gc
 import sys
 sys.path[:0] = [{root!r}, {bench!r}]
+if {lib!r} == "numpy":  # minitorch's malloc settings, as bench/compare.py's floor
+    from minitorch._backend import host_memory
+    host_memory.tune()
 import workloads
 step = workloads.make_step({lib!r}, {name!r})
 if step is not None:
