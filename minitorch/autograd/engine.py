@@ -1318,7 +1318,7 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool, leaf=None):
     old = leaf._grad  # _store_grad, inlined: every leaf of every step passes here
     if old is None:
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
-    elif create_graph or not _add_into(old, g):  # in place otherwise, as torch (even into
+    elif create_graph or not _add_into(old, g._data):  # in place otherwise, as torch (even into
         leaf._grad = old + g  # a .grad a create_graph backward left in the graph)
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
@@ -1359,15 +1359,7 @@ def _accumulate_data(acc: AccumulateGrad, g) -> bool:
         # _laid_as's first test, inlined: a row-major leaf and gradient need nothing more
         leaf._grad = new if g.ndim < 2 or g.strides == leaf._data.strides else _laid_as(new, leaf)
         return True
-    data = old._data
-    if data.shape != g.shape or data.dtype != g.dtype:
-        return False
-    try:
-        old._device.backend.xp.add(data, g, out=data)
-    except ValueError:  # a read-only array (a broadcast view the user assigned as .grad)
-        return False
-    old._vc[0] += 1
-    return True
+    return _add_into(old, g)
 
 
 def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
@@ -1375,7 +1367,7 @@ def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
     old = leaf._grad
     if old is None:
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
-    elif create_graph or not _add_into(old, g):  # in place otherwise, as torch (even into
+    elif create_graph or not _add_into(old, g._data):  # in place otherwise, as torch (even into
         leaf._grad = old + g  # a .grad a create_graph backward left in the graph)
 
 
@@ -1438,13 +1430,14 @@ def _laid_as(g: Tensor, leaf: Tensor) -> Tensor:
     return g if laid is d else _copied(laid, g._device)
 
 
-def _add_into(old: Tensor, g: Tensor) -> bool:
-    """old += g in old's memory (the accumulation of a training loop); False when impossible."""
+def _add_into(old: Tensor, g) -> bool:
+    """old += g (an array) in old's memory (the accumulation of a training loop); False when
+    impossible."""
     data = old._data
-    if data.shape != g._data.shape or data.dtype != g._data.dtype:
+    if data.shape != g.shape or data.dtype != g.dtype:
         return False
     try:
-        old._device.backend.xp.add(data, g._data, out=data)
+        old._device.backend.xp.add(data, g, out=data)
     except ValueError:  # a read-only array (a broadcast view the user assigned as .grad)
         return False
     old._vc[0] += 1
