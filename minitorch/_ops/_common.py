@@ -7,6 +7,7 @@ import numbers
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED
+from minitorch._backend import host_blas
 from minitorch._call_site import passed_by_keyword
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
@@ -648,7 +649,9 @@ def on_host(xp) -> bool:
 # halves) and an exact sum (Knuth's TwoSum), the two error terms added last: some 20 array
 # operations, exact on 12 million random cases against torch. Where an intermediate overflows
 # (operands near the float64 range) the plain product and sum stand in, as they do for
-# subnormal residues.
+# subnormal residues. Large host operands with a number factor (add_/sub_ with alpha, lerp with a
+# number weight) skip all of this where NumPy's BLAS has a fused axpy (NOTE [ axpy through
+# NumPy's BLAS ] in minitorch/_backend/host_blas.py).
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitter for float64
 
 
@@ -661,6 +664,39 @@ def _split(v):
 def fused_multiply_add(xp, p, b, x):
     """p * b + x rounded once (NOTE [ Fused multiply-adds ]): p an array of float32 or float64
     (the result's dtype), b and x arrays or numbers of that dtype's values."""
+    if b.__class__ is float:
+        out = fma_via_blas(xp, p, b, x)
+        if out is not None:
+            return out
+    return _fused_numpy(xp, p, b, x)
+
+
+def fma_via_blas(xp, p, b, x, in_place=False):
+    """p * b + x rounded once through NumPy's BLAS (NOTE [ axpy through NumPy's BLAS ]), as a
+    new array or written into x itself (in_place), for host arrays p and x of one shape and
+    float dtype and a float b exact in it; None, having written nothing, where that does not
+    apply."""
+    if not host_blas.axpy_fits(p, x, b):
+        return None
+    out = x if in_place else x.copy()
+    return out if fma_into(xp, p, b, out) else None
+
+
+def fma_into(xp, p, b, x) -> bool:
+    """x <- p * b + x rounded once, in place, through NumPy's BLAS (NOTE [ axpy through NumPy's
+    BLAS ]) for host arrays p and x of one shape and float dtype and a number b exact in it;
+    False, having written nothing, where that does not apply."""
+    k = host_blas.axpy(b, p, x)
+    if not k:
+        return False
+    if k < x.size:  # the tail BLAS leaves (both arrays are C-contiguous)
+        xt = x.reshape(-1)[k:]
+        xt[...] = _fused_numpy(xp, p.reshape(-1)[k:], b, xt)
+    return True
+
+
+def _fused_numpy(xp, p, b, x):
+    """fused_multiply_add in NumPy (or CuPy) array operations."""
     dt = p.dtype
     if dt.kind == "f" and dt.itemsize == 4:
         with quiet(xp):

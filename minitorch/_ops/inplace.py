@@ -15,6 +15,7 @@ from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
     _called_as_method,
     check_tensors,
+    fma_into,
     fused_multiply_add,
     is_floating,
     is_number,
@@ -1030,6 +1031,9 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
             b = o if isinstance(o, xp.ndarray) else xp.asarray(o, dtype=x.dtype)
             # (sub's alpha is negated as a number, as torch's: alpha=0 stays +0)
             al = float(x.dtype.type(alpha if ufunc == "add" else -alpha))
+            if fma_into(xp, b, al, x):  # NOTE [ axpy through NumPy's BLAS ]
+                self._vc[0] += 1
+                return True
             if x.dtype.itemsize == 4 and b.shape == x.shape:  # fused_multiply_add's float32
                 # computation in two passes: the exact float64 product, then the sum rounded
                 # and written into self (2 kernel launches on a device instead of 4: NOTE

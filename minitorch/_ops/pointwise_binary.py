@@ -11,6 +11,7 @@ from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     cast,
     check_float,
+    fma_via_blas,
     fused_multiply_add,
     is_number,
     number,
@@ -324,6 +325,10 @@ def _fma_reusing(xp, d, w, x, out=None):
     float64 computation with its temporary reused (twice as fast on large arrays), rounded
     straight into `out` where given (an in-place update's own array, of x's shape: NOTE
     [ Rounded into self ])."""
+    if w.__class__ is float and (out is None or out is x):  # a number weight (lerp_'s)
+        r = fma_via_blas(xp, d, w, x, in_place=out is not None)
+        if r is not None:
+            return r
     if d.dtype.itemsize != 4 or d.shape != x.shape or getattr(w, "shape", x.shape) != x.shape:
         return fused_multiply_add(xp, d, w, x)
     t = d.astype("float64")
