@@ -47,6 +47,20 @@ class _Required:
 REQUIRED = _Required()
 
 
+class _NotGiven:
+    """The default of a keyword whose explicit None torch reads differently from its absence
+    (where's out=: an explicit out=None picks the out= overload); the error path's
+    keyword_given reads it as not passed."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+NOT_GIVEN = _NotGiven()
+
+
 def missing_required(op: str, **params) -> TypeError:
     """missing_positional for `op` whose required parameters are `params` (in order, each
     REQUIRED where the call left it out): the first one left out and every one after it."""

@@ -15,6 +15,8 @@ import dis
 import os
 import sys
 
+from minitorch._arg_errors import NOT_GIVEN
+
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NN = _PACKAGE + "nn" + os.sep
 _TORCH_NAMESPACE = _NN + "_torch_namespace.py"  # torch.<op>s defined in nn: parsed, all of them
@@ -178,25 +180,41 @@ def keyword_given(name: str, op: str, default=None):
         code = frame.f_code  # (an argument of the function, not a local of the same name)
         if name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
             value = frame.f_locals.get(name)
+            if value is NOT_GIVEN:
+                break
             if value is not None or passed_by_keyword(name, op):
                 return value
             break
     return default
 
 
-def called_name() -> str | None:
+def called_name(through_nn: bool = False) -> str | None:
     """The name of the minitorch function the user's call entered (the function a decorator
-    wraps), or None where no user frame is found. For error paths only."""
+    wraps), or None where no user frame is found. through_nn: past the frames of nn code that
+    torch writes in Python (a module's __init__, most of nn.functional), to the function they
+    called, which torch's error names (nn.Linear(2, 3, device=1.5): empty()). For error paths
+    only."""
     frames = _entered_frames()
     if frames is None:
         return None
     called = frames.pop()
-    while frames and called.f_code.co_name in _WRAPPERS:
+    while frames and (
+        called.f_code.co_name in _WRAPPERS or (through_nn and _torch_python(called.f_code))
+    ):
         called = frames.pop()
     if called.f_code.co_name == "op":  # a function a factory made (exp, eq, bitwise_and, ...)
         name = called.f_locals.get("name")
         return name if isinstance(name, str) else None
     return called.f_code.co_name
+
+
+def _torch_python(code) -> bool:
+    """Whether `code` is nn code that torch writes in Python (see _PARSED_FUNCTIONAL)."""
+    return (
+        code.co_filename.startswith(_NN)
+        and code.co_filename != _TORCH_NAMESPACE
+        and code.co_name not in _PARSED_FUNCTIONAL
+    )
 
 
 def call_keywords(op: str, depth: int = 1):

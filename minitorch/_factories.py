@@ -248,7 +248,7 @@ def _called() -> str:
     the argument errors of NOTE [ Bool keywords of the factories ]. Error paths only."""
     from minitorch._call_site import called_name
 
-    return called_name() or "tensor"
+    return called_name(through_nn=True) or "tensor"
 
 
 def bool_flag(value, name: str) -> bool:

@@ -1810,7 +1810,7 @@ class TensorMethods:
         if dim is REQUIRED or extra:
             raise arity_error("softmax", extra, 2, dim=dim)
         if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
-            dtype = _dtype.to_dtype(dtype, "softmax")
+            dtype = _dtype._dtype_arg(dtype, "softmax", "dtype", 2)
         return _ops.softmax(self, dim, dtype)
 
     def log_softmax(self, dim=REQUIRED, dtype=None, *extra):

@@ -92,7 +92,7 @@ __all__ = [
 ]
 # fmt: on
 
-_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2, torch's (1 / sqrt(2.) rounds one ulp below it)
 
 psi = digamma
 gammaln = lgamma

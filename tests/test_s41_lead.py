@@ -198,3 +198,68 @@ def test_batched_transposed_products_are_twice_differentiable():
 
     assert torch.autograd.gradcheck(f, (qk,))
     assert torch.autograd.gradgradcheck(f, (qk,))
+
+
+@needs_blas
+@pytest.mark.parametrize("alpha", [0.0, -0.0])
+def test_a_zero_factor_still_adds_its_products(alpha):
+    # BLAS skips the update for alpha = 0; torch's fused add does not: -0. + 0 * 2 is +0.,
+    # 0 * inf is nan
+    y = np.full(4096, -0.0, np.float32)
+    x = np.full(4096, 2.0, np.float32)
+    x[7] = np.inf
+    p, g = torch.from_numpy(y.copy()), torch.from_numpy(x)
+    p.add_(g, alpha=alpha)
+    with np.errstate(invalid="ignore"):  # 0 * inf
+        want = y + np.float32(alpha) * x  # (exact: one rounding or two agree here)
+    np.testing.assert_array_equal(p.numpy(), want)
+    assert np.signbit(p.numpy()[0]) == np.signbit(want[0])
+    assert np.isnan(p.numpy()[7])
+
+
+@pytest.mark.skipif(
+    "gerf" not in KERNELS or "gerd" not in KERNELS, reason="NumPy's BLAS has no usable ger here"
+)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(2048, 512), (256, 300), (70000, 1), (1, 70000)])
+def test_bias_rows_through_blas_are_numpys_sums(dt, shape):
+    rng = np.random.default_rng(2)
+    out = rng.standard_normal(shape).astype(dt)
+    row = rng.standard_normal(shape[1]).astype(dt)
+    want = out + row
+    assert host_blas.add_row(out, row) is True
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("case", ["small", "strided", "row_strided", "dtype", "3d", "alias"])
+def test_bias_rows_decline_and_write_nothing(case):
+    rng = np.random.default_rng(3)
+    out = rng.standard_normal((512, 256)).astype(np.float32)
+    row = rng.standard_normal(256).astype(np.float32)
+    if case == "small":
+        out = out[:8]
+    elif case == "strided":
+        out, row = out[:, ::2], row[::2]
+    elif case == "row_strided":
+        row = rng.standard_normal(512).astype(np.float32)[::2]
+    elif case == "dtype":
+        row = row.astype(np.float64)
+    elif case == "3d":
+        out = out.reshape(2, 256, 256)
+    elif case == "alias":
+        row = out[3]
+    before = out.copy()
+    assert host_blas.add_row(out, row) is False
+    np.testing.assert_array_equal(out, before)
+
+
+def test_linear_outputs_are_the_same_without_blas(monkeypatch):
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(128, 512)
+    x = torch.randn(2048, 128, requires_grad=True)
+    fast = layer(x)
+    monkeypatch.setattr(host_blas, "_kernels", {})
+    slow = layer(x)
+    np.testing.assert_array_equal(fast.detach().numpy(), slow.detach().numpy())
+    fast.sum().backward()
+    assert layer.bias.grad is not None and layer.weight.grad is not None

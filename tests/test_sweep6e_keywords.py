@@ -43,8 +43,8 @@ def test_module_to_tensor_keyword():
 def test_one_hot_takes_input():
     out = F.one_hot(input=minitorch.tensor([0, 2]), num_classes=3)
     np.testing.assert_array_equal(out.numpy(), [[1, 0, 0], [0, 0, 1]])
-    with pytest.raises(TypeError, match="'tensor'"):
-        F.one_hot(tensor=minitorch.tensor([0, 2]), num_classes=3)
+    with pytest.raises(TypeError, match='missing 1 required positional arguments: "input"'):
+        F.one_hot(tensor=minitorch.tensor([0, 2]), num_classes=3)  # (torch names input first)
 
 
 def test_distance_numpy_aliases():

@@ -165,7 +165,10 @@ def _trigamma(x):
 # element near -1e8); the fallback shifted negative arguments up one step per pass, as long.
 # _trigamma reflects x < 0 to 1 - x, shifts by 10 unconditionally (no masks) and sums the
 # asymptotic series at z + 10 through B_20: ~40 ms, within 2 ulps of mpmath for x > 0 (SciPy:
-# up to 7), 4 for x < 0 (SciPy: 5), and the same float32 values as SciPy's.
+# up to 7), 4 for x < 0 (SciPy: 5), and the same float32 values as SciPy's. It gives
+# torch.polygamma(1, x)'s float64 values, where torch's shorter series is ~1e-9 relative off;
+# float32 and half follow torch's series (NOTE [ Digamma and trigamma: torch's series, or the
+# function's value ] in minitorch/_ops/special.py).
 
 
 def _polygamma(n, x):
@@ -269,6 +272,79 @@ def _first_output(fn):
     return apply
 
 
+# NOTE [ lgamma near 1 and 2 ]
+# SciPy's gammaln loses relative precision around lgamma's zeros at 1 and 2: 3e-9 relative at
+# 1 - 1e-7, over 4 ulps for a third of [0.5, 2]; torch's (the C library's) is within an ulp.
+# There the float64 values come from the Taylor series of lgamma(2 + e), |e| <= 1/2:
+# (1 - γ) e + sum over k >= 2 of (-1)^k (ζ(k) - 1) / k e^k, whose terms shrink as 4^-k (29
+# terms), and lgamma(1 + e) = lgamma(2 + e) - log1p(e): within 3 ulps of mpmath on [0.5, 2.5).
+# The NumPy fallback (no SciPy) is within 2 ulps of the C library's there already: it serves
+# unwrapped.
+_ONE_MINUS_EULER = 0.42278433509846713
+_LGAMMA2_TAYLOR = (  # (-1)^k (ζ(k) - 1) / k, k = 2 ... 30
+    0.3224670334241132, -0.0673523010531981, 0.020580808427784546, -0.007385551028673986,
+    0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425,
+    -0.00022315475845357939, 9.945751278180853e-05, -4.492623673813314e-05,
+    2.050721277567069e-05, -9.439488275268397e-06, 4.374866789907488e-06,
+    -2.039215753801366e-06, 9.55141213040742e-07, -4.492469198764566e-07,
+    2.1207184805554665e-07, -1.0043224823968099e-07, 4.7698101693639804e-08,
+    -2.2711094608943164e-08, 1.0838659214896955e-08, -5.183475041970047e-09,
+    2.4836745438024785e-09, -1.1921401405860912e-09, 5.731367241678862e-10,
+    -2.7595228851242334e-10, 1.330476437424449e-10, -6.4229645638381e-11,
+    3.1044247747322276e-11,
+)
+
+
+def _lgamma_near_zeros(gammaln):
+    """gammaln with float64 arguments in [0.5, 2.5) by NOTE [ lgamma near 1 and 2 ]."""
+
+    def apply(x):
+        out = np.asarray(gammaln(x))
+        if out.dtype != np.float64:
+            return out
+        x = np.asarray(x)
+        near = (x >= 0.5) & (x < 2.5)
+        if not near.any():
+            return out
+        v = x[near]
+        low = v < 1.5
+        e = np.where(low, v - 1.0, v - 2.0)  # exact (Sterbenz)
+        s = np.full_like(e, _LGAMMA2_TAYLOR[-1])
+        for c in _LGAMMA2_TAYLOR[-2::-1]:
+            s *= e
+            s += c
+        s *= e
+        s += _ONE_MINUS_EULER
+        s *= e
+        out[near] = np.where(low, s - np.log1p(e), s)
+        return out
+
+    return apply
+
+
+def _erfc_upper(erfc, erfcx):
+    """erfc with its float64 arguments above 2 as erfcx(x) exp(-x²), x² split exactly into
+    h² + (h + x)(x - h), h x's leading 26 bits (so h² is exact): SciPy's erfc loses x²'s
+    rounding there (relative 2^-53 x², 500 ulps near x = 26, and 0 past 26.64 where erfc is
+    still subnormal); this is within 4 ulps of torch's (the C library's) up to the underflow
+    at 27.2."""
+
+    def apply(x):
+        out = np.asarray(erfc(x))
+        if out.dtype != np.float64:
+            return out
+        x = np.asarray(x)
+        upper = (x > 2.0) & (x < 27.5)  # (0 from 27.3 up, inf included)
+        if upper.any():
+            v = x[upper]
+            h = (v.view(np.int64) & ~np.int64((1 << 27) - 1)).view(np.float64)
+            with np.errstate(under="ignore"):
+                out[upper] = erfcx(v) * np.exp(-(h * h)) * np.exp(-(h + v) * (v - h))
+        return out
+
+    return apply
+
+
 def _trigamma_first(polygamma):
     """SciPy's polygamma with n = 1 computed by _trigamma (NOTE [ Trigamma ])."""
 
@@ -304,6 +380,10 @@ def special(name: str):
             fn = _first_output(fn)
         elif name == "polygamma":
             fn = _trigamma_first(fn)
+    if name == "lgamma" and fn is not FALLBACKS["lgamma"]:  # (the fallback: 2 ulps there)
+        fn = _lgamma_near_zeros(fn)
+    elif name == "erfc" and fn is not FALLBACKS["erfc"]:
+        fn = _erfc_upper(fn, special("erfcx"))
     _cache[name] = fn
     return fn
 

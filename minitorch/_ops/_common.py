@@ -24,8 +24,11 @@ __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dim
 def type_name(x) -> str:
     """x's type as torch's errors name it: CPython's tp_name, which is the bare name of a class
     defined in Python ("NT" for __main__.NT) and the dotted one of a C type
-    ("collections.OrderedDict", "numpy.ndarray"); "Tensor" for a tensor."""
-    return "Tensor" if isinstance(x, Tensor) else _tp_name(x)
+    ("collections.OrderedDict", "numpy.ndarray"); "Tensor" for a tensor, its class's name for
+    a subclass's (a Parameter: "Parameter")."""
+    if isinstance(x, Tensor):
+        return "Tensor" if x.__class__ is Tensor else x.__class__.__name__
+    return _tp_name(x)
 
 
 def ints(seq, op: str, name: str, pos: int | None = None) -> tuple:

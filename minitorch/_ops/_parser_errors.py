@@ -15,12 +15,12 @@ from minitorch._tensor import Tensor
 # Given arguments that no overload takes, torch's parser first counts them (positional and
 # keyword together). When that count fits one listed overload only, it names that overload's
 # first bad argument: "max(): argument 'dim' (position 1) must be int, not tuple" (or an unknown
-# keyword). Otherwise it lists every overload, with keywords in the reverse of the order they
-# were passed, and explains the mismatch under each overload whose listing has as many items as
-# arguments were given (the bare `*` counts as an item, and so does an empty listing `()`): a
-# keyword that names no parameter without a default, or one the positional arguments filled,
-# "was incorrect" (a parameter with a default never matches there), else the arguments are
-# shown with the ill-typed ones between '!'.
+# keyword). Otherwise it lists every overload, with keywords in a C++ hash map's order (NOTE
+# [ Keyword order in parser errors ]), and explains the mismatch under each overload whose
+# listing has as many items as arguments were given (the bare `*` counts as an item, and so
+# does an empty listing `()`): a keyword that names no parameter without a default, or one the
+# positional arguments filled, "was incorrect" (a parameter with a default never matches
+# there), else the arguments are shown with the ill-typed ones between '!'.
 
 
 def _params(form: str):
@@ -42,8 +42,8 @@ def _fits(value, kind: str, parsing: bool = False) -> bool:
     `tuple of ints` there, as the int[1] dims of sum/mean/std take one), or when marking the
     listed overloads (where only an empty tuple is one: torch's listing reads the item type of
     `tuple of ints` as "ints", which names no type)."""
-    if kind == "Tensor":
-        return isinstance(value, Tensor)
+    if kind == "Tensor":  # (the listing marks a subclass, a Parameter too, as torch's does)
+        return isinstance(value, Tensor) and (parsing or type_name(value) == "Tensor")
     if kind == "bool":
         return value.__class__ is bool
     if kind == "Number":
@@ -177,6 +177,7 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
                 return unexpected_keyword(op, k)
             if names.index(k) < len(positional):  # x.cumsum(0, dim=1)
                 return TypeError(f"{op}() got multiple values for argument '{k}'")
+    kwargs = {k: kwargs[k] for k in hash_map_order(reversed(kwargs))}
     got = ", ".join(type_name(v) for v in positional)
     for k, v in kwargs.items():
         got += f", {k}={type_name(v)}" if positional else f"{k}={type_name(v)}, "
@@ -184,6 +185,55 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
         f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
         f"of:\n{listing(forms, positional, kwargs)}"
     )
+
+
+# NOTE [ Keyword order in parser errors ]
+# torch's parser collects the keywords of a call no overload takes into a C++ std::unordered_map
+# and lists them ("got (..., foo=int, dim=int)", "some of the keywords were incorrect: ...") in
+# its iteration order. That order is fixed by libstdc++: the key's std::hash (MurmurHash2 over
+# its bytes, 64-bit) modulo a prime bucket count (13 up to 13 keys, then 29, 59: the rehash
+# policy's steps), each new key put at the front of its bucket's run of the one linked list, a
+# key of an empty bucket at the front of the whole list, and a rehash re-inserting the list in
+# order. For two keywords in different buckets it is the reverse of the call's order: the
+# callers pass that reverse (invalid_arguments reads the call's order back from it).
+_MUL = 0xC6A4A793 << 32 | 0x5BD1E995
+_MASK = (1 << 64) - 1
+
+
+def _std_hash(key: str) -> int:
+    """libstdc++'s std::hash<std::string> on a 64-bit platform (_Hash_bytes, seed 0xc70f6907)."""
+    data = key.encode()
+    n = len(data)
+    h = 0xC70F6907 ^ (n * _MUL & _MASK)
+    whole = n & ~7
+    for i in range(0, whole, 8):
+        word = int.from_bytes(data[i : i + 8], "little") * _MUL & _MASK
+        h = (h ^ ((word ^ word >> 47) * _MUL & _MASK)) * _MUL & _MASK
+    if n & 7:
+        h = (h ^ int.from_bytes(data[whole:], "little")) * _MUL & _MASK
+    h = (h ^ h >> 47) * _MUL & _MASK
+    return h ^ h >> 47
+
+
+def hash_map_order(call_order) -> list:
+    """The keys (given in the call's order) as a std::unordered_map<std::string, ...> filled in
+    that order iterates them (NOTE [ Keyword order in parser errors ]). An error path."""
+    keys, buckets = [], 13
+    for key in call_order:
+        if len(keys) == buckets and buckets < 59:  # the rehash to the next prime step
+            buckets = 29 if buckets == 13 else 59
+            keys = _hash_map_fill(keys, buckets)
+        keys = _hash_map_fill([key], buckets, keys)
+    return keys
+
+
+def _hash_map_fill(new, buckets: int, keys=None) -> list:
+    keys = [] if keys is None else keys
+    for key in new:
+        bucket = _std_hash(key) % buckets
+        at = next((i for i, k in enumerate(keys) if _std_hash(k) % buckets == bucket), 0)
+        keys.insert(at, key)  # the front of its bucket's run, or of the list
+    return keys
 
 
 def listing(forms, positional: tuple, kwargs: dict) -> str:
@@ -597,19 +647,15 @@ def overload_error(op: str, forms, method_forms, named, self_name="input", unkno
 
 
 def _shown_order(kwargs: dict, op: str) -> dict:
-    """The keywords as torch's parser lists them: in the reverse of the call's order, except a
-    dtype that was not the first keyword, which comes first; in the reverse of the signature's
-    order where the call cannot be read."""
+    """The keywords in the reverse of the call's order (invalid_arguments lists them as torch
+    does: NOTE [ Keyword order in parser errors ]); in the reverse of the signature's order
+    where the call cannot be read."""
     from minitorch._call_site import call_keywords
 
     names = call_keywords(op, depth=3)
     if names is None or any(k not in names for k in kwargs):
         return dict(reversed(kwargs.items()))
-    order = [n for n in names if n in kwargs]
-    if "dtype" in order[1:]:
-        order.remove("dtype")
-        order.append("dtype")
-    return {n: kwargs[n] for n in reversed(order)}
+    return {n: kwargs[n] for n in reversed([n for n in names if n in kwargs])}
 
 
 # NOTE [ Overloaded reductions ]

@@ -192,6 +192,8 @@ class HardtanhBackward(Function):
     (NOTE [ Zero gradients of piecewise-linear backward ])"""
 
     _node_name = "HardtanhBackwardBackward0"
+    _saved_names = Hardtanh._saved_names  # (as torch's double-backward node)
+    _saved_attrs = Hardtanh._saved_attrs
 
     @staticmethod
     def forward(ctx, grad, a, *, min_val, max_val):
@@ -298,6 +300,8 @@ class LeakyReluBackward(Function):
     (NOTE [ Zero gradients of piecewise-linear backward ])"""
 
     _node_name = "LeakyReluBackwardBackward0"
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_negative_slope (as torch)
+    _saved_attrs = {"negative_slope": "slope"}
 
     @staticmethod
     def forward(ctx, grad, a, *, negative_slope):
@@ -342,6 +346,7 @@ class Prelu(Function):
     the positive branch's gradient as it is (a mask times w would make it NaN)"""
 
     _node_name = "PreluKernelBackward0"
+    _saved_names = ("self", "weight")  # grad_fn._saved_self, _saved_weight (as torch)
 
     @staticmethod
     def forward(ctx, a, w):
@@ -362,6 +367,7 @@ class PreluBackward(Function):
     branch here, though the forward's gradient there is grad * w.)"""
 
     _node_name = "PreluKernelBackwardBackward0"
+    _saved_names = ("grad_output", "self", "weight")
 
     @staticmethod
     def forward(ctx, grad, a, w):
@@ -535,6 +541,8 @@ class HardshrinkBackward(Function):
     (NOTE [ Zero gradients of piecewise-linear backward ]). softshrink's backward is the same."""
 
     _node_name = "HardshrinkBackwardBackward0"
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_lambd (as torch)
+    _saved_attrs = {"lambd": "lambd"}
 
     @staticmethod
     def forward(ctx, grad, a, *, lambd):
@@ -669,6 +677,8 @@ class ThresholdBackward(Function):
     (NOTE [ Zero gradients of piecewise-linear backward ])"""
 
     _node_name = "ThresholdBackwardBackward0"
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_threshold (as torch)
+    _saved_attrs = {"threshold": "threshold"}
 
     @staticmethod
     def forward(ctx, grad, a, *, threshold):
@@ -758,6 +768,16 @@ class Elu(Function):
     at a = 0 (its double backward masks with a strict a < 0). `from_result` marks torch's
     in-place forms, whose backward reads the saved result instead: see backward."""
 
+    # grad_fn._saved_self, _saved_alpha, _saved_scale, _saved_input_scale (as torch; its
+    # in-place EluBackward1 saves its result instead of self, which is not kept here)
+    _saved_names = ("self",)
+    _saved_attrs = {
+        "alpha": lambda node: node.coefs[0],
+        "scale": lambda node: node.coefs[1],
+        "input_scale": lambda node: node.coefs[2],
+    }
+    _saved_shown = {"EluBackward1": ("alpha", "scale", "input_scale")}
+
     @staticmethod
     def forward(ctx, a, *, alpha, scale, input_scale, from_result=False):
         ctx.save_for_backward(a)
@@ -777,7 +797,7 @@ class Elu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if ctx.from_result and grad.dtype in _dtype.HALF_FLOATS:
+        if ctx.from_result:
             return Elu._backward_from_result(ctx, grad)
         dt, grad, a = _wide(grad, *ctx._stored_tensors)
         alpha, scale, input_scale = ctx.coefs
@@ -788,23 +808,27 @@ class Elu(Function):
         return _narrow(dt, where(a <= 0, neg, grad * scale))
 
     @staticmethod
-    def _backward_from_result(ctx, grad):
+    def _backward_from_result(ctx, grad, neg_scale=None):
         """torch's in-place elu_ / selu_ / celu_ keep their result, not their input, and take
-        the negative branch's gradient as grad i (out + s α) from it: in half precision out is
-        already rounded, so this differs from grad s α i exp(i a) by up to a few half ulps.
-        minitorch keeps the input, so it recomputes the rounded out here (rare path: half and
-        in-place only; float32/64 keep the exp form, which equals it to within rounding)."""
+        the negative branch's gradient as grad i (out + s α) from it: out is already rounded,
+        so this differs from grad s α i exp(i a) by a few ulps, and is 0 where out rounds to
+        -s α (a below about -17 in float32, -37 in float64, for i = 1). minitorch keeps the
+        input, so it recomputes the rounded out here (rare path: in-place forms only).
+        `neg_scale` replaces i in the formula (celu_'s)."""
         (a,) = ctx._stored_tensors
         alpha, scale, input_scale = ctx.coefs
-        out = Elu.apply(a, alpha=alpha, scale=scale, input_scale=input_scale).float()
-        g = grad.float()
-        neg = g * input_scale * (out + alpha * scale)
+        out = Elu.apply(a, alpha=alpha, scale=scale, input_scale=input_scale)
+        half = grad.dtype in _dtype.HALF_FLOATS  # half: in float32, rounded once
+        g = grad.float() if half else grad
+        out = out.float() if half else out
+        neg = g * (input_scale if neg_scale is None else neg_scale) * (out + alpha * scale)
         # a's sign, not out's: the same but for NaN, which takes the linear branch either way
-        return where(a <= 0, neg, g * scale).to(grad.dtype)
+        r = where(a <= 0, neg, g * scale)
+        return r.to(grad.dtype) if half else r
 
     @staticmethod
     def _backward_data(ctx, grad):
-        if ctx.from_result and grad.itemsize == 2:
+        if ctx.from_result:
             return NotImplemented  # see _backward_from_result
         if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
@@ -827,13 +851,20 @@ class Celu(Elu):
     formula for celu takes it (alpha.toFloat()): its float64 gradients are ~1e-8 relative off
     exp(a / α) for an α that float32 does not hold, and so are these."""
 
+    _saved_attrs = {"alpha": lambda node: node.coefs[0]}  # and _saved_self (as torch)
+    _saved_shown = {"CeluBackward1": ("alpha",)}
+
     @staticmethod
     def backward(ctx, grad):
+        if ctx.from_result:  # the result at the forward's 1 / α, the formula at float32's
+            return Elu._backward_from_result(ctx, grad, 1.0 / _float32(ctx.coefs[0]))
         Celu._backward_scale(ctx)
         return Elu.backward(ctx, grad)
 
     @staticmethod
     def _backward_data(ctx, grad):
+        if ctx.from_result:
+            return NotImplemented  # see Elu._backward_from_result
         Celu._backward_scale(ctx)
         return Elu._backward_data(ctx, grad)
 
@@ -857,7 +888,8 @@ def elu(input, alpha=1.0, inplace=False):
     alpha = _number(alpha, "elu", "alpha", 2)  # NOTE [ Number-like arguments ]
 
     def compute(x):
-        return Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0, from_result=inplace)
+        # (ints: torch's scale and input_scale, as grad_fn shows them)
+        return Elu.apply(x, alpha=alpha, scale=1, input_scale=1, from_result=inplace)
 
     if inplace and alpha < 0:
         compute = _refuse_backward(compute, "elu")
@@ -871,7 +903,7 @@ def selu(input, inplace=False):
         input,
         inplace,
         lambda x: Elu.apply(
-            x, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0, from_result=inplace
+            x, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1, from_result=inplace
         ),
         "selu",
     )
@@ -886,7 +918,7 @@ def celu(input, alpha=1.0, inplace=False):
 
     def compute(x):
         return Celu.apply(
-            x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha, from_result=inplace
+            x, alpha=alpha, scale=1, input_scale=1.0 / alpha, from_result=inplace
         )
 
     if inplace and alpha < 0:
@@ -1079,6 +1111,11 @@ class GeluBackward(Function):
     attention_block measures it. Its own backward is in Tensor ops, so GELU stays
     differentiable to every order."""
 
+    # grad_fn._saved_grad_output, _saved_self and _saved_approximate (as torch): the exact
+    # GELU's only (the tanh form's backward is composed)
+    _saved_names = ("grad_output", "self")
+    _saved_attrs = {"approximate": lambda node: "none"}
+
     @staticmethod
     def forward(ctx, grad, a, *, deriv):
         # deriv = Φ(a) + a φ(a), computed by Gelu's forward (float32 for half inputs)
@@ -1174,6 +1211,8 @@ class Mish(Function):
     """out = a tanh(sp(a));  grad_a = grad (t + a sigmoid(a) (1 - t²)),  t = tanh(sp(a)),
     sp = softplus"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -1221,6 +1260,9 @@ class Softplus(Function):
     torch's softplus double backward, the second derivative is zero from β a = threshold up (a
     strict β a < threshold there)."""
 
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_beta, _saved_threshold (as torch)
+    _saved_attrs = {"beta": lambda node: node.params[0], "threshold": lambda node: node.params[1]}
+
     @staticmethod
     def forward(ctx, a, *, beta, threshold):
         ctx.save_for_backward(a)
@@ -1267,7 +1309,7 @@ class Softplus(Function):
         return ctx._out_device.backend.select(z > threshold, grad, s)
 
 
-def softplus(input, beta=1.0, threshold=20.0, *, out=None):
+def softplus(input, beta=1, threshold=20, *, out=None):
     """log(1 + exp(beta * input)) / beta, linear above threshold. Mirrors
     torch.nn.functional.softplus."""
     if out is not None:
@@ -1281,6 +1323,8 @@ def softplus(input, beta=1.0, threshold=20.0, *, out=None):
 
 class LogSigmoid(Function):
     """out = log(sigmoid(a)) = min(a, 0) - log(1 + exp(-|a|));  grad_a = grad sigmoid(-a)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (torch's also shows its kernel's buffer)
 
     @staticmethod
     def forward(ctx, a):
@@ -1302,12 +1346,16 @@ class LogSigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         dt, grad, a = _wide(grad, *ctx._stored_tensors)
-        if dt is None:
-            return grad * sigmoid(-a)
-        # half: torch's forward keeps z = exp(-|a|) in the input's dtype for its backward kernel
-        z = exp(-a.abs()).to(dt).float()
-        s = z / (1 + z)  # sigmoid(-|a|)
-        return _narrow(dt, grad * where(a < 0, 1 - s, s))
+        if dt is None:  # See NOTE [ logsigmoid's gradient ]: the data path's formula, bitwise
+            e = exp((-a).clamp(max=80.0))
+            return grad * (e / (1 + e))
+        # half: torch's forward keeps z = exp(-|a|) in the input's dtype for its backward, which
+        # takes z / (1 + z) for a >= 0 and 1 minus it below. -|a| as a select of ±a, not abs,
+        # whose zero gradient at 0 would lose the second derivative there.
+        neg = a < 0
+        z = exp(where(neg, a, -a)).to(dt).float()
+        s = z / (1 + z)
+        return _narrow(dt, grad * where(neg, 1 - s, s))
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -1315,8 +1363,22 @@ class LogSigmoid(Function):
         if grad.itemsize == 2 or grad.strides != a.strides:
             return NotImplemented  # half: widened; NOTE [ Gradient layout ]
         xp = ctx.xp
-        s = Sigmoid.kernel(xp, _arr(xp, xp.negative(a)))
-        return xp.multiply(grad, s, out=s)
+        # NOTE [ logsigmoid's gradient ]
+        # sigmoid(-a) = e / (1 + e), e = exp(-a) with -a capped at 80 (past which the quotient
+        # rounds to 1 in float32 and float64): no select, one pass more than 1 / (1 + exp(a)),
+        # whose overflow past a = 88.7 (float32) loses the subnormal gradients there (float32,
+        # least of 9: 1M elements 1.51 -> 1.77 ms, 1000 2.4 -> 3.3 us; minimum, not clip, whose
+        # wrapper costs 1.5 us). backward computes the same in Tensor ops (float32, float64),
+        # so both paths give the same bits. torch's kernel takes z = exp(-|a|), z / (1 + z) for
+        # a >= 0 and 1 minus it below: equal for a >= 0, within 2 ulps below; its select costs
+        # 2-4x here (a masked ufunc or where on mixed signs: 1M float32 1.8 -> 8 ms). The cap
+        # zeroes the second derivative below a = -80 (-exp(a) there, under 2e-35).
+        e = _arr(xp, xp.negative(a))
+        xp.minimum(e, 80.0, out=e)
+        xp.exp(e, out=e)
+        r = xp.add(e, 1)
+        xp.divide(e, r, out=e)
+        return xp.multiply(grad, e, out=e)
 
 
 def logsigmoid(input, *, out=None):

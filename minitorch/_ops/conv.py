@@ -640,6 +640,11 @@ class ConvTranspose(Function):
         xd, wd = x._data, w._data
         ctx.bias_sizes = (0,) if b is None else tuple(b.shape)
         ctx.out_size = out_size
+        if not xd.shape[0]:  # an empty batch: no kernel (torch checks no dilation or padding)
+            ctx.geom = (stride, padding, dilation, groups)
+            ctx.save_for_backward(x, w)
+            out = xp.zeros((0, wd.shape[1] * groups, *out_size), dtype=xd.dtype)
+            return _mf.keep_channels_last(xp, out, xd, wd, three_d=_keeps_3d(wd), on_meta=False)
         if groups > 1 and wd.shape[1] == 1:  # NOTE [ Depthwise convolution by taps ]
             ctx.geom = (stride, padding, dilation, groups)
             ctx.save_for_backward(x, w)
@@ -679,6 +684,8 @@ class ConvTranspose(Function):
         out = _swap_plus_bias(xp, out[crop], b)
         if out.dtype != dt:  # half, computed in float32 above
             out = out.astype(dt)
+        if out.shape[1] == 1:  # one output channel: row-major strides for it, as torch's
+            out = out.reshape(-1).reshape(out.shape)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
         three_d = _keeps_3d(w._data)

@@ -13,7 +13,8 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import missing_positional, too_many_positional
-from minitorch._ops._common import cast, opmath_dtype, quiet, wrap_dim
+from minitorch._backend import host_blas
+from minitorch._ops._common import _called_as_method, cast, opmath_dtype, quiet, wrap_dim
 from minitorch._ops.linalg import (
     _DOT_MAX,
     _column_majors,
@@ -260,11 +261,21 @@ def _prepare(input, dim, dtype, op: str, out=None):
     is None for an empty non-floating input, whose result is a copy of it. An `out` must have
     the result's dtype exactly (checked before the kernel's dtype error, as torch). A dim left
     out is torch's parser error (x.softmax(), torch.log_softmax(x, dtype=...))."""
-    if dim is _MISSING:
-        raise missing_positional(op, "dim")
-    _check_tensor(input, op)
+    if dim is _MISSING:  # (torch's parser names every one from the first missing)
+        raise missing_positional(op, *(("input", "dim") if input is _MISSING else ("dim",)))
+    try:
+        _check_tensor(input, op)
+    except TypeError:
+        if input is _MISSING:  # torch.softmax(dim=1): torch's parser names dim too
+            raise missing_positional(op, "input", "dim") from None
+        raise
     if dtype is not None:
-        input = cast(input, _dtype.to_dtype(dtype, op))  # (a Python type too: dtype=float)
+        try:
+            dtype = _dtype.to_dtype(dtype, op)  # (a Python type too: dtype=float)
+        except TypeError:  # torch's parser names the position of one passed by position
+            _dtype._dtype_arg(dtype, op, "dtype", 2 if _called_as_method(op) else 3)
+            raise
+        input = cast(input, dtype)
     ndim = input._data.ndim
     d = wrap_dim(dim, ndim, op, "dim", 2)
     if isinstance(out, Tensor) and out.dtype is not input.dtype:
@@ -277,7 +288,7 @@ def _prepare(input, dim, dtype, op: str, out=None):
     return input, d
 
 
-def softmax(input, dim=_MISSING, dtype=None, *extra, out=None):
+def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
     Mirrors torch.softmax."""
     if extra:  # (a dim left out: _prepare)
@@ -295,7 +306,7 @@ def softmax(input, dim=_MISSING, dtype=None, *extra, out=None):
     return result
 
 
-def log_softmax(input, dim=_MISSING, dtype=None, *extra, out=None):
+def log_softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
     if extra:  # (a dim left out: _prepare)
         raise too_many_positional("log_softmax", 3 + len(extra), 3, 2)
@@ -1020,8 +1031,8 @@ def _matmul_bias(xp, xd, wtd, bd):
         out = xd.dot(wtd)  # NOTE [ Two entry points to one GEMM ]
     else:
         out = xp.matmul(xd, wtd)
-    if bd is not None:
-        out += bd
+    if bd is not None and not host_blas.add_row(out, bd):  # NOTE [ Bias rows through NumPy's
+        out += bd  # BLAS ] (large host outputs)
     if out.dtype != dt:  # half or float8, computed in float32 (float8_e4m3fn saturates)
         out = _dtype.via_float32(out, dt).astype(dt, copy=False)
     return out

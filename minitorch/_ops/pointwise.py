@@ -7,7 +7,7 @@ import numbers
 import operator as _operator
 
 from minitorch import _dtype, _memory_format
-from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
+from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_positional
 from minitorch._ops._common import (
     _OperandTypeError,
     called_by_operator,
@@ -181,7 +181,7 @@ class Div(Function):
     def backward(ctx, grad):
         a, b = ctx._stored_tensors
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * (a / b) / b if ctx.needs_input_grad[1] else None
+        gb = -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None
         return ga, gb
 
     @staticmethod
@@ -190,7 +190,7 @@ class Div(Function):
         if grad.itemsize == 2 and _has_number(a, b):  # widened: NOTE [ Half-precision arithmetic ]
             return NotImplemented
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * (a / b) / b if ctx.needs_input_grad[1] else None
+        gb = -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -1547,6 +1547,9 @@ class ReluBackward(Function):
     bits as integers (see NOTE [ Masking by an integer product ])."""
 
     _node_name = "ThresholdBackwardBackward0"
+    # grad_fn._saved_self (relu's result y) and _saved_threshold, 0 (as torch)
+    _saved_names = ("self",)
+    _saved_attrs = {"threshold": lambda node: 0}
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -2010,7 +2013,12 @@ class Where(Function):
         )
 
 
-def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=None):
+# where's out= when the call gives none: torch's parser picks the out= overload for any out=,
+# an explicit None too, and that overload takes tensors only (where(c, x, 0.0, out=None) raises)
+_NO_OUT = NOT_GIVEN
+
+
+def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=_NO_OUT):
     """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True).
 
     Mirrors torch.where."""
@@ -2019,14 +2027,14 @@ def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=
     try:
         cdt = condition._data.dtype
     except AttributeError:  # not a tensor: found here, off the common path
-        raise _where_type_error(condition, input, other) from None
+        raise _where_type_error(condition, input, other, out) from None
     if input is _NO_OPERAND or other is _NO_OPERAND:
-        if input is not other or out is not None:  # where(cond, x), or where(cond) with out=
+        if input is not other or out is not _NO_OUT:  # where(cond, x), or where(cond, out=)
             raise _where_type_error(condition, input, other, out)
         from minitorch._ops import nonzero
 
         return nonzero(condition, as_tuple=True)
-    if out is not None:  # the out= overload takes tensors only: where(c, x, 0.0, out=o) raises
+    if out is not _NO_OUT:  # the out= overload takes tensors only: where(c, x, 0.0, out=o) raises
         for name, pos, v in (("input", 2, input), ("other", 3, other)):
             if not isinstance(v, Tensor):
                 raise not_tensor("where", v, name, pos)
@@ -2052,7 +2060,7 @@ def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=
             x = scalar_like(input, condition)
         a, b, dt = promote(x, other, "where", wrap=False)
     except _OperandTypeError:  # (free when nothing is raised)
-        raise _where_type_error(condition, input, other) from None
+        raise _where_type_error(condition, input, other, out) from None
     xp, dev = condition._device.backend.xp, condition._device
     a, b = (
         x
@@ -2061,6 +2069,8 @@ def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=
         for x in (a, b)
     )
     result = Where.apply(condition, a, b)
+    if out is _NO_OUT or out is None:
+        return result
     if isinstance(out, Tensor) and out.dtype is not result.dtype:
         raise RuntimeError(
             f"Expected out type to be {_dtype.scalar_name(result.dtype)} but got "
@@ -2069,18 +2079,18 @@ def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=
     return _out(result, out)
 
 
-def _where_type_error(condition, input, other, out=None, extra=()) -> TypeError:
+def _where_type_error(condition, input, other, out=_NO_OUT, extra=()) -> TypeError:
     """torch's argument-parser TypeError for where's arguments of types no overload takes
     (NOTE [ Overloaded binary ops ]), or of a count none takes (input or other not given, no
     condition (REQUIRED), `extra` positional arguments past other)."""
     from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error, with_extra
 
-    lone = input is _NO_OPERAND and other is _NO_OPERAND and out is None and not extra
+    lone = input is _NO_OPERAND and other is _NO_OPERAND and out is _NO_OUT and not extra
     if lone and condition is not REQUIRED:
         return not_tensor("where", condition, "condition")
     named = (("condition", condition), ("input", input), ("other", other))
     named = [(n, v) for n, v in named if v is not _NO_OPERAND]
-    named = with_extra(named, extra) + ([] if out is None else [("out", out)])
+    named = with_extra(named, extra) + ([] if out is _NO_OUT else [("out", out)])
     return overload_error("where", *TERNARY_FORMS["where"], named)
 
 

@@ -451,7 +451,9 @@ class _AvgPool:
         if not is_floating(xd.dtype):  # torch truncates toward zero
             return xp.trunc(out / divisor).astype(xd.dtype)
         out /= divisor
-        return _mf.keep_channels_last(xp, out.astype(xd.dtype, copy=False), xd)
+        out = out.astype(xd.dtype, copy=False)
+        # a 3-d pool's 4-d input is unbatched: torch's result is row-major whatever its layout
+        return out if len(kernel) == 3 else _mf.keep_channels_last(xp, out, xd)
 
     @staticmethod
     def backward(ctx, grad):
@@ -550,6 +552,8 @@ class AdaptiveAvg(Function):
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(x)  # for AdaptiveAvgGrad's zero edge only
         out = _by_mats(ctx.xp, x._data, mats, False)
+        if len(mats) == 3:  # a 4-d input is unbatched: torch's result is row-major (as AvgPool)
+            return out
         return _mf.keep_channels_last(ctx.xp, out, x._data)
 
     @staticmethod

@@ -153,10 +153,11 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
     in the accumulation dtype (the caller rounds to x's dtype once, as torch does). welford:
     var_mean's and std_mean's kernel, which takes no two-pass path for one output."""
     xp = ctx.xp
-    # float32 in float64 (torch's CPU kernel accumulates in double: a float32 two-pass variance
-    # of 200k points far from the origin was off by 4e-5), half precision in float32
+    # float32 and half precision in float64 (torch's CPU kernels accumulate in double: a float32
+    # two-pass variance of 200k points far from the origin was off by 4e-5; a bfloat16 std of
+    # values near its max, whose squares overflow float32, is finite)
     half = _accumulate_dtype(x)
-    acc = "float64" if x.dtype == "float32" else half
+    acc = "float64" if x.dtype == "float32" or half is not None else None
     dt = acc or x.dtype
     n = _numel(x.shape, dims)
     dof = n - correction

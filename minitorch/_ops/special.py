@@ -135,13 +135,78 @@ class Lgamma(Function):
         return grad * digamma(a)
 
 
+_PSI_10 = 2.25175258906672110764  # ψ(10)
+_PSI_SERIES = (1 / 12, -691 / 32760, 1 / 132, -1 / 240, 1 / 252, -1 / 120, 1 / 12)  # B_2k / 2k
+
+
+def _digamma(xp, x):
+    """ψ(x) by torch's series, whose values are up to ~20 ulps off the function's (SciPy's are
+    to an ulp or two), in x's dtype (half in float32, rounded once): x < 0 reflected, ψ(x) =
+    ψ(1 - x) - pi / tan(pi r), r x's fractional part, that term in float64; then ψ(y) =
+    ψ(y + 1) - 1 / y up to y >= 10 (ψ(10) itself exactly); then log y - 1 / 2y minus the
+    asymptotic series in 1 / y² (none from 1e17 on), its log in float64 and rounded (as the C
+    library's logf but for rare last-ulp cases, where NumPy's float32 log is often an ulp or
+    two off). ±inf at ±0, NaN at the negative integers, as torch's."""
+    w = x if x.dtype.itemsize >= 4 else x.astype("float32")
+    f = w.dtype.type
+    neg = w < 0
+    r = (w - xp.trunc(w)).astype("float64")
+    reflected = (math.pi / xp.tan(math.pi * r)).astype(w.dtype)
+    y = xp.where(neg, 1 - w, w)
+    out = xp.zeros_like(y)
+    for _ in range(10):
+        below = y < 10
+        out -= xp.where(below, 1 / y, f(0))
+        y = xp.where(below, y + 1, y)
+    z = 1 / (y * y)
+    p = xp.full_like(z, f(_PSI_SERIES[0]))
+    for c in _PSI_SERIES[1:]:
+        p = p * z + f(c)
+    tail = xp.where(y < 1e17, z * p, f(0))
+    log_y = xp.log(y.astype("float64")).astype(y.dtype, copy=False)
+    out = xp.where(y == 10, out + f(_PSI_10), out + log_y - f(0.5) / y - tail)
+    out = xp.where(neg, out - reflected, out)
+    out = xp.where(w == 0, xp.copysign(f(math.inf), -w), out)
+    out = xp.where(neg & (w == xp.trunc(w)), f(math.nan), out)
+    return out.astype(x.dtype, copy=False)
+
+
+# NOTE [ Digamma and trigamma: torch's series, or the function's value ]
+# torch computes ψ and ψ' by short series (_digamma, _trigamma), in the input's dtype. Where
+# those are accurate minitorch gives their values; where they are clearly not, the function's:
+# - ψ in float64 on (-1.5, 2.5): torch's sum of -1/y terms cancels towards the zero at
+#   1.4616 (up to 4e5 ulps off there, 10-150 elsewhere in (0, 2.5)), and its reflection below
+#   0 carries ψ(1 - x) from there (up to 1e3 ulps off on (-1.5, 0); SciPy's: 1e2, from its
+#   own reflection); SciPy's is within 2 ulps on (0, 2.5). From 2.5 up torch's is within 4
+#   ulps of the function, and below -1.5 it is as close as SciPy's.
+# - ψ' in float64: torch's series stops at its 1/42 term at y >= 6.5, ~1e-9 relative off
+#   (median 1e4 ulps); the backend's kernel (NOTE [ Trigamma ]) is within 2-4 ulps, and as
+#   fast. Its torch edges stay: huge but finite at the negative integers, NaN at -inf.
+# - ψ' in float32 and half below 0: torch's float32 sin(pi x) of a rounded pi x is 1e3 ulps
+#   off by x = -3 and 1e5 by -1000; the reflection here takes sin of pi times x's distance to
+#   the nearest integer instead (torch's rounded product at the integers themselves, for its
+#   huge finite values there). Elsewhere float32 and half ψ' and ψ are torch's.
+
+
+def _digamma_forward(a):
+    x = a._data
+    xp = a._device.backend.xp
+    out = _digamma(xp, x)
+    if x.dtype != "float64":
+        return out
+    # NOTE [ Digamma and trigamma: torch's series, or the function's value ] (torch's edges:
+    # ±inf at ±0, NaN at the negative integers)
+    near = (x > -1.5) & (x < 2.5) & ((x > 0) | (x != xp.trunc(x)))
+    return xp.where(near, _special(a, "digamma"), out)
+
+
 class Digamma(Function):
     """out = ψ(a) = d/da log Γ(a);  grad_a = grad * polygamma(1, a)"""
 
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return _special(a, "digamma")
+        return _arr(ctx.xp, _digamma_forward(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -153,17 +218,43 @@ def _polygamma_edges(xp, x, n: int, out):
     """out with torch's values where its kernels differ from the limits. torch's trigamma
     reflects x < 1/2 through pi² / sin²(pi x), computed in x's dtype: at a negative integer
     sin(pi x) is a rounding error, not 0, so the result is huge but finite (6.58e32 at -1 in
-    float64), and at -inf it is NaN. For n >= 2 torch goes through zeta(n + 1, x), which is
-    NaN at +inf (see Zeta in special_more.py)."""
+    float64), and at -inf it is NaN (float64 here; float32 and half: _trigamma). For n >= 2
+    torch goes through zeta(n + 1, x), which is NaN at +inf (see Zeta in special_more.py)."""
     if n == 1:
-        work = x if x.dtype.itemsize >= 4 else x.astype("float32")
-        pi = work.dtype.type(math.pi)
-        s = xp.sin(pi * work)
-        reflected = (pi * pi / (s * s)).astype(x.dtype, copy=False)
+        pi = x.dtype.type(math.pi)
+        s = xp.sin(pi * x)
         pole = (x < 0) & (x == xp.floor(x))
-        out = xp.where(pole, reflected, out)
+        out = xp.where(pole, pi * pi / (s * s), out)
         return xp.where(x == -math.inf, math.nan, out).astype(x.dtype, copy=False)
     return xp.where(x == math.inf, math.nan, out).astype(x.dtype, copy=False)
+
+
+def _trigamma(xp, x):
+    """ψ⁽¹⁾(x) by torch's series (float32 and half; float64: NOTE [ Digamma and trigamma:
+    torch's series, or the function's value ]): x < 1/2 reflected through pi² / sin²(pi x),
+    six steps of ψ⁽¹⁾(y) = 1 / y² + ψ⁽¹⁾(y + 1), then the asymptotic series in 1 / y² to its
+    1/42 term, all in x's dtype (half in float32, rounded once). So at a negative integer
+    sin(pi x) is a rounding error, not 0, and the result is huge but finite, and at -inf it
+    is NaN, as torch's."""
+    w = x if x.dtype.itemsize >= 4 else x.astype("float32")
+    f = w.dtype.type
+    pi = f(math.pi)
+    low = w < 0.5
+    # sin in float64, rounded: the C library's sinf, where NumPy's float32 sin is an ulp off;
+    # below 0 of pi times the distance to the nearest integer (exact), but at the integers
+    w64 = w.astype("float64")
+    near = xp.round(w64)
+    far = (w < 0) & (w64 != near)
+    s = xp.sin(xp.where(far, math.pi * (w64 - near), (pi * w).astype("float64")))
+    s = s.astype(w.dtype, copy=False)
+    out = xp.where(low, -(pi * pi) / (s * s), f(0))
+    y = xp.where(low, 1 - w, w)
+    for _ in range(6):
+        out += 1 / (y * y)
+        y = y + 1
+    ixx = 1 / (y * y)
+    out += (1 + 1 / (2 * y) + ixx * (f(1 / 6) - ixx * (f(1 / 30) - ixx * f(1 / 42)))) / y
+    return xp.where(low, -out, out).astype(x.dtype, copy=False)
 
 
 class Polygamma(Function):
@@ -174,7 +265,9 @@ class Polygamma(Function):
         ctx.save_for_backward(a)
         ctx.n = n
         if n == 0:
-            return _special(a, "digamma")
+            return _arr(ctx.xp, _digamma_forward(a))
+        if n == 1 and a._data.dtype != "float64":
+            return _arr(ctx.xp, _trigamma(ctx.xp, a._data))
         return _polygamma_edges(ctx.xp, a._data, n, _special(a, "polygamma", n))
 
     @staticmethod

@@ -3,6 +3,9 @@ the kernels are in minitorch/_ops/conv.py)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch import _memory_format as _mf
@@ -11,6 +14,7 @@ from minitorch._factories import _typename
 from minitorch._ops._common import index, int_list, is_index, type_name
 from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
+from minitorch._ops.shape import _infer_shape
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
 from minitorch.nn import _argcheck as _arg
@@ -137,6 +141,19 @@ def _text_padding_bias(x: Tensor, w: Tensor, bias, geom):
             "should be the same or input should be a MKLDNN tensor and bias is a dense tensor"
         )
     return bias.to(x.dtype)
+
+
+def _transposed_bias_dtype(x: Tensor, w: Tensor, bias, n: int, geom) -> None:
+    """torch's refusal of a transposed convolution's bias of another dtype than the input: its
+    oneDNN kernel (a float32 input it takes, a half one; geom: _uses_onednn's) and its 3-d
+    kernel refuse it, its 1-d/2-d kernel adds it cast."""
+    if _onednn_float32(x, w, geom) or x.dtype in _dtype.HALF_FLOATS:
+        raise RuntimeError(
+            f"Input type ({_type_string(x.dtype)}) and bias type ({_type_string(bias.dtype)}) "
+            "should be the same or input should be a MKLDNN tensor and bias is a dense tensor"
+        )
+    if n == 3:
+        raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(bias.dtype)}")
 
 
 def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool, geom=None) -> None:
@@ -323,6 +340,8 @@ def _conv_overload_error(op: str, args: tuple, error: TypeError) -> TypeError:
     if "failed to unpack" in str(error):  # a sequence's later element: the parser stops there
         return TypeError(str(error).replace("convolution()", f"{op}()", 1))
     call = call_arguments(op)
+    if call is None and _in_conv_module():  # torch's module passes all seven by position
+        call = (7, ())
     if call is None or call[0] > len(args):
         return error
     n, names = call
@@ -330,6 +349,22 @@ def _conv_overload_error(op: str, args: tuple, error: TypeError) -> TypeError:
     values = dict(zip(names_, args, strict=True))
     kwargs = {k: values[k] for k in reversed(names) if k in values}
     return invalid_arguments(op, _CONV_FORMS, args[:n], kwargs)
+
+
+def _in_conv_module() -> bool:
+    """Whether the convolution runs under an nn.Conv1d/2d/3d's forward. An error path."""
+    import sys
+
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        if frame.f_code.co_filename == _CONV_MODULES and frame.f_code.co_name == "forward":
+            return True
+        frame = frame.f_back
+    return False
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_CONV_MODULES = os.path.join(_PACKAGE, "nn", "modules", "conv.py")
 
 
 def _conv_arity_error(op: str, args: tuple, extra: tuple) -> TypeError:
@@ -409,7 +444,9 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         )
     dilated = any(d != 1 for d in dilation)
     if dilated and x.shape[0] and x.shape[1]:  # torch's dilated kernel checks the sizes
-        if 0 in dilation and _onednn_float32(x, weight, (stride, dilation, groups)):
+        if 0 in dilation and (
+            x.dtype in _dtype.HALF_FLOATS or _onednn_float32(x, weight, (stride, dilation, groups))
+        ):
             # torch's oneDNN kernel checks the dtypes first, then refuses in its own words
             geom = (stride, dilation, groups)
             _check_dtypes(x, weight, None if text else bias, n, transposed=False, geom=geom)
@@ -499,12 +536,28 @@ def _conv_transposend(
     names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
     if 0 in weight.shape[2:] and x.shape[0] and x.shape[1]:  # else torch says it later
         _check_kernel(weight, n, dilation, listed=False)
-    if 0 in dilation and x.shape[0] and x.shape[1]:  # torch runs an empty batch unchecked
+    # conv_transpose1d runs as a 2-d one over (1, L): its messages show that shape
+    shape = (*x.shape[:2], 1, *x.shape[2:]) if n == 1 else x.shape
+    if x.shape[0] and x.shape[1] and 0 in x.shape[2:]:
+        raise RuntimeError(
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            f"{list(shape)}"
+        )
+    geom = (stride, dilation, groups)
+    # oneDNN's kernel (a half input, a float32 one it takes) refuses another weight or bias
+    # dtype before the sizes are checked
+    onednn_dtypes = (
+        (x.dtype is not weight.dtype or bias is not None and bias.dtype is not x.dtype)
+        and x.shape[0]
+        and (x.dtype in _dtype.HALF_FLOATS or _onednn_float32(x, weight, geom))
+    )
+    if 0 in dilation and x.shape[0] and not onednn_dtypes:  # an empty batch runs unchecked
         names_d = ("height", "width") if n == 1 else names  # conv_transpose1d runs as 2d
         dil = (1, *dilation) if n == 1 else dilation
         got = ", ".join(f"dilation_{a}: {v}" for a, v in zip(names_d, dil, strict=False))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
-    if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation, strict=False)):
+    too_big = any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation, strict=True))
+    if too_big and x.shape[0]:  # (an empty batch runs unchecked)
         # conv_transpose1d runs as a 2-d one over (1, L): its message names a height of 0 / 1
         two = n == 1
         nm = ("height", "width") if two else names
@@ -518,6 +571,19 @@ def _conv_transposend(
             "output padding must be smaller than either stride or dilation, but got "
             + " ".join(parts)
         )
+    if onednn_dtypes:
+        _check_dtypes(x, weight, bias, n, transposed=True, geom=geom)
+        _transposed_bias_dtype(x, weight, bias, n, geom)
+    if x.shape[0] and not weight.shape[1]:  # no output channels: torch's kernel refuses them
+        per_group = [weight.shape[0] // groups, *weight.shape[1:]]
+        if n == 3:
+            raise RuntimeError(
+                "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                f"kernel_width) tensor expected for weight, but got: {per_group}"
+            )
+        if n == 1:  # (run as a 2-d one)
+            per_group.insert(2, 1)
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {per_group}")
     kernel = tuple(weight.shape[2:])
     out_size = tuple(
         (s - 1) * st - 2 * pp + d * (k - 1) + o + 1
@@ -525,25 +591,22 @@ def _conv_transposend(
             x.shape[2:], stride, p, dilation, kernel, op_pad, strict=False
         )
     )
-    # conv_transpose1d runs as a 2-d one over (1, L): its messages show that shape
-    shape = (*x.shape[:2], 1, *x.shape[2:]) if n == 1 else x.shape
-    if x.shape[0] and x.shape[1] and 0 in x.shape[2:]:
-        raise RuntimeError(
-            "Only zero batch or zero channel inputs are supported, but got input shape: "
-            f"{list(shape)}"
-        )
     # an empty batch skips the check: an output size of 0 gives an empty result, as in torch
     if any(o < 0 for o in out_size) or (x.shape[0] and 0 in out_size):
         got = (1, *out_size) if n == 1 else out_size
+        if not x.shape[0]:  # torch sizes its empty result [N, C, *sizes]: the shape's error
+            _infer_shape((0, weight.shape[1] * groups, *got), 0, "view")
         raise RuntimeError(
             f"Given input size per channel: ({_sizes(shape[2:])}). Calculated output size per "
             f"channel: ({_sizes(got)}). Output size is too small"
         )
     if x.shape[0] and x.shape[1]:
-        _check_dtypes(x, weight, bias, n, transposed=True, geom=(stride, dilation, groups))
+        _check_dtypes(x, weight, bias, n, transposed=True, geom=geom)
     else:
         x, weight, bias = _empty_operands(x, weight, bias)
     if bias is not None and bias.dtype is not x.dtype:
+        if x.shape[0] and x.shape[1]:
+            _transposed_bias_dtype(x, weight, bias, n, geom)
         bias = bias.to(x.dtype)  # torch's transposed convolution casts a bias of another dtype
     out = ConvTranspose.apply(
         x,
@@ -599,13 +662,14 @@ def conv_transpose3d(
 
 def _block_pair(value, name: str, op: str, pos: int) -> tuple:
     """One of fold/unfold's size arguments (argument `pos` of torch's im2col/col2im) as ints.
-    A number is doubled first, as torch's _pair does, so a float fails the parser element by
-    element; a sequence is kept as given (see _check_pairs)."""
+    As torch's _pair, an iterable is taken as its items (a tensor or an array too: a 0-d one
+    cannot be iterated, a 1-element one is one value) and anything else is doubled, so a float
+    fails the parser element by element; the count is checked later (see _check_pairs)."""
     if value.__class__ is int:
         return (value, value)
-    if isinstance(value, Tensor):
-        return ntuple(value, 2, name, op)
-    if not isinstance(value, (list, tuple)):
+    if isinstance(value, Iterable):  # (a tensor's items: 0-d tensors, ints by __index__)
+        value = tuple(value)
+    else:
         value = (value, value)
     return int_list(value, op, name, pos)
 

@@ -7,7 +7,7 @@ import functools
 import math
 
 from minitorch import _dtype, _ops
-from minitorch._arg_errors import too_many_positional
+from minitorch._arg_errors import too_many_positional, unexpected_keyword
 from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
 from minitorch._ops._parser_errors import missing_arguments
@@ -117,8 +117,11 @@ def _check_cosine_args(args, kwargs) -> None:
         if missing is not None:
             raise missing
     if "axis" in kwargs:
-        if "dim" in kwargs:
-            raise TypeError("cosine_similarity() got both 'dim' and its alias 'axis'")
+        names = ("x1", "x2", "dim", "eps")
+        if "dim" in kwargs or len(args) > 2 or any(k not in (*names, "axis") for k in kwargs):
+            # torch's parser takes the alias only where the call fits; else it is unknown, and
+            # the first unknown keyword of the call is named
+            raise unexpected_keyword("cosine_similarity", next(k for k in kwargs if k not in names))
         kwargs["dim"] = kwargs.pop("axis")
     for pos, name, default in ((3, "dim", 1), (4, "eps", 1e-8)):
         if len(args) >= pos:

@@ -404,7 +404,7 @@ def _check_kernel_args(input, n, mode, size, scale_factor, antialias) -> None:
         given = size
     elif scale_factor is None or isinstance(scale_factor, (list, tuple, int, float)):
         return
-    elif is_index(scale_factor):
+    elif is_index(scale_factor) and not isinstance(scale_factor, Tensor):  # (np.int64(2))
         return
     else:
         given = scale_factor

@@ -139,6 +139,21 @@ def check_fits(shape: tuple, other: Tensor | None) -> None:
         )
 
 
+def refuse_hidden_grads(op: str, *pairs) -> None:
+    """torch's error for a (name, tensor) argument its op does not differentiate (a loss's
+    weight, a target) that requires grad. torch's autograd makes that check before its kernel
+    checks shapes, dtypes and values, so a loss whose kernel check fails calls this first, on
+    its error path; as_node makes the check for the calls that get past them."""
+    if not _grad_mode.enabled:
+        return
+    for arg, a in pairs:
+        if isinstance(a, Tensor) and a._requires_grad:
+            raise RuntimeError(
+                f"The function '{op}' is not differentiable with respect to argument '{arg}'. "
+                "This input cannot have requires_grad True."
+            )
+
+
 def _not_tensors(op: str, input, target) -> Exception:
     """The error for a non-tensor input or target of a loss that torch writes in Python (mse,
     l1, smooth l1, huber, binary cross entropy): its first call, `target.size()`, fails on a
@@ -370,6 +385,15 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
         raise ValueError(
             f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
+    if dim > 2 and dim != 4 and t_shape != (shape[0],) + shape[2:]:
+        raise RuntimeError(f"Expected target size {[shape[0], *shape[2:]]}, got {list(t_shape)}")
+    # torch's order: the checks above (nll_loss_nd's), then its autograd's refusal of learnable
+    # class weights, then the kernel's checks below
+    if weight is not None and isinstance(weight, Tensor) and weight._requires_grad:
+        # torch's kernel does not differentiate the class weights: learnable ones raise
+        # instead of silently getting no gradient (as_node's `hidden` check, for a primitive)
+        op = "nll_loss2d_forward" if dim > 2 else "nll_loss_forward"
+        refuse_hidden_grads(op, ("weight", weight))
     if dim <= 2 and t_dim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if dim == 4 and t_dim != 3:
@@ -377,8 +401,6 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
             "only batches of spatial targets supported (3D tensors) but got targets of "
             f"dimension: {t_dim}"
         )
-    if dim > 2 and dim != 4 and t_shape != (shape[0],) + shape[2:]:
-        raise RuntimeError(f"Expected target size {[shape[0], *shape[2:]]}, got {list(t_shape)}")
     # torch's order: the checks above, then the target's dtype, then the rest
     if target._data.dtype.char not in "qlB":  # int64 (long or long long) or uint8
         raise RuntimeError(
@@ -424,9 +446,10 @@ def _not_tensor_args(op: str, input, target) -> TypeError:
     return not_tensor(op, target, "target", 2)
 
 
-def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
+def _check_targets(target: Tensor, ignore_index: int, n_classes: int, byte=False) -> None:
     """torch's IndexError for a class index outside [0, n_classes). See NOTE [ Checks that read
-    values ]."""
+    values ]. byte: the index came from a uint8 target of a batched reduction='none' loss, whose
+    kernel puts it into the message as a character (a byte past 127 fails UTF-8 decoding)."""
     t = target._data
     if not _on_host(target) or t.size == 0:
         return
@@ -434,7 +457,10 @@ def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
         return
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+        v = int(t[bad].reshape(-1)[0])
+        if byte:
+            raise IndexError((b"Target " + bytes([v]) + b" is out of bounds.").decode())
+        raise IndexError(f"Target {v} is out of bounds.")
 
 
 def _int_arg(v, op: str) -> int:
@@ -449,14 +475,6 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
     """(the reduced loss, logp as (N, C, d1, ...), target as int64 (N, d1, ...)), logp being
     (C,) or (N, C, d1, ...); checked like torch's nll_loss."""
     _check_nll(logp, target, weight)
-    if weight is not None and weight._requires_grad and _grad_mode.enabled:
-        # torch's kernel does not differentiate the class weights: learnable ones raise
-        # instead of silently getting no gradient (as_node's `hidden` check, for a primitive)
-        op = "nll_loss2d_forward" if logp.ndim > 2 else "nll_loss_forward"
-        raise RuntimeError(
-            f"The function '{op}' is not differentiable with respect to argument 'weight'. "
-            "This input cannot have requires_grad True."
-        )
     if weight is not None and weight.ndim != 1:  # (C, 1), (1, C), ... for a spatial input
         weight = weight.reshape(-1)
     one = logp.ndim == 1  # one sample of C classes
@@ -464,7 +482,10 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
     if one:
         logp, target = logp.unsqueeze(0), target.reshape(1)
     if target.dtype is not _dtype.int64:
+        byte = target.dtype is _dtype.uint8 and reduction == "none" and not one
         target = target.to(_dtype.int64)
+        if byte:
+            _check_targets(target, ignore_index, logp.shape[1], byte=True)
     _check_targets(target, ignore_index, logp.shape[1])
     out = nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch)
     if one and reduction == "none":
@@ -544,14 +565,12 @@ def cross_entropy(
             )
         if ignore_index >= 0:  # torch refuses a class index only; a negative one passes
             raise RuntimeError("ignore_index is not supported for floating point target")
-    if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
-        raise RuntimeError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing):g}"
-        )
     if shape == t_shape:
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
+    if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
+        _bad_label_smoothing(label_smoothing)
     logp = _ops.log_softmax(input, class_dim)
-    nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
+    nll, logp, index = _nll(logp, target, weight, ignore_index, reduction)
     if label_smoothing <= 0:
         return nll
     if len(shape) == 1 and len(t_shape) == 1:
@@ -560,7 +579,7 @@ def cross_entropy(
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{t_shape[0]}]")
     # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored;
     # 'mean' divides by the total weight of the counted targets, as nll_loss does
-    mask = target != ignore_index
+    mask = index != ignore_index
     if weight is None:
         w = mask.to(logp.dtype)
     else:
@@ -571,7 +590,10 @@ def cross_entropy(
             raise RuntimeError(
                 "Index tensor must have the same number of dimensions as input tensor"
             )
-        w = weight[_ops.where(mask, target, 0)] * mask
+        if reduction == "mean" and target.dtype is _dtype.uint8:
+            # torch's 'mean' gathers the weights of the uint8 targets, which gather refuses
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        w = weight[_ops.where(mask, index, 0)] * mask
         logp = logp * weight.reshape((n_classes,) + (1,) * (logp.ndim - 2))
     smooth = (-logp.sum(1)).masked_fill(~mask, 0.0)
     if reduction == "none":
@@ -590,6 +612,12 @@ def cross_entropy(
     return nll + smooth
 
 
+def _bad_label_smoothing(label_smoothing) -> None:
+    raise RuntimeError(
+        f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing):g}"
+    )
+
+
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
     if not target.dtype.is_floating_point:
         raise RuntimeError(
@@ -597,15 +625,20 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
             f"{_short(target.dtype)}"
         )
     n_classes = input.shape[class_dim]
+    # torch's order: the weight's size, the log_softmax (an integer input's error), then the
+    # label smoothing's range
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} "
+            f"classes or no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    logp = _ops.log_softmax(input, class_dim)
+    if label_smoothing > 1.0:
+        _bad_label_smoothing(label_smoothing)
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
-    terms = _ops.log_softmax(input, class_dim) * target
+    terms = logp * target
     if weight is not None:
-        if weight.ndim != 1 or weight.shape[0] != n_classes:
-            raise RuntimeError(
-                f"cross_entropy: weight tensor should be defined either for all {n_classes} "
-                f"classes or no classes but got weight tensor of shape: {list(weight.shape)}"
-            )
         terms = terms * weight.reshape((n_classes,) + (1,) * (input.ndim - class_dim - 1))
     if reduction == "none":
         return -terms.sum(class_dim)
@@ -630,6 +663,25 @@ def _check_bce_size(input: Tensor, target: Tensor) -> None:
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
+
+
+def _check_bce_kernel(input: Tensor, target: Tensor) -> None:
+    """torch's dtype and value checks of binary_cross_entropy's kernel."""
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
+    if not input.dtype.is_floating_point:  # torch's kernel has no integer or bool version
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{_short(input.dtype)}'"
+        )
+    # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,
+    # as in torch; its kernel checks element by element, the input's value before the
+    # target's, so the first element outside [0, 1] in either (class ids 0/1/2 passed as
+    # targets, say) names the tensor
+    bad_x, bad_y = _first_outside_unit(input), _first_outside_unit(target)
+    if bad_x is not None and (bad_y is None or bad_x <= bad_y):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if bad_y is not None:
+        raise RuntimeError("all elements of target should be between 0 and 1")
 
 
 def binary_cross_entropy(
@@ -659,21 +711,11 @@ def binary_cross_entropy(
         # torch's Python broadcasts the weight to the target first: its error, before the
         # kernel's dtype and range checks
         broadcast_shapes(target.shape, weight.shape)
-    if target.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
-    if not input.dtype.is_floating_point:  # torch's kernel has no integer or bool version
-        raise NotImplementedError(
-            f"\"binary_cross_entropy\" not implemented for '{_short(input.dtype)}'"
-        )
-    # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,
-    # as in torch; its kernel checks element by element, the input's value before the
-    # target's, so the first element outside [0, 1] in either (class ids 0/1/2 passed as
-    # targets, say) names the tensor
-    bad_x, bad_y = _first_outside_unit(input), _first_outside_unit(target)
-    if bad_x is not None and (bad_y is None or bad_x <= bad_y):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if bad_y is not None:
-        raise RuntimeError("all elements of target should be between 0 and 1")
+    try:
+        _check_bce_kernel(input, target)
+    except (RuntimeError, NotImplementedError):
+        refuse_hidden_grads("binary_cross_entropy", ("weight", weight))
+        raise
     if weight is not None and weight.dtype != input.dtype:
         weight = weight.to(input.dtype)  # torch scales the loss in place: its dtype stays
     if weight is not None and weight.shape != input.shape:
@@ -719,6 +761,9 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    hidden = (("weight", weight), ("pos_weight", pos_weight))
+    if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
+        refuse_hidden_grads("binary_cross_entropy_with_logits", *hidden)
     if not input.dtype.is_floating_point:
         logsigmoid(input)  # torch's kernel starts with log_sigmoid(input): its dtype error
     if target.dtype is _dtype.bool:  # then it computes (1 - target) in bool
@@ -731,24 +776,27 @@ def binary_cross_entropy_with_logits(
             f"result type {_short(input.dtype)} can't be cast "
             f"to the desired output type {_short(target.dtype)}"
         )
-    # torch computes in the input's dtype, a float64 weight or pos_weight does not promote it
+    # torch's loss keeps the input's (or the target's) dtype, a float64 weight or pos_weight
+    # does not promote it; its in-place steps round where they write (_bce_logits_mixed)
+    mixed = target.dtype is not input.dtype
     if weight is not None and weight.dtype != input.dtype:
-        weight = weight.to(input.dtype)
+        weight, mixed = weight.to(input.dtype), True
     if pos_weight is not None and pos_weight.dtype != input.dtype:
-        pos_weight = pos_weight.to(input.dtype)
+        pos_weight, mixed = pos_weight.to(input.dtype), True
     shape = input._data.shape
     if pos_weight is not None and pos_weight._data.shape != shape:
+        refuse_hidden_grads("binary_cross_entropy_with_logits", *hidden)  # (before any error)
         check_fits(shape, pos_weight)
     if weight is not None and weight._data.shape != shape:
+        refuse_hidden_grads("binary_cross_entropy_with_logits", *hidden)
         check_fits(shape, weight)
     # the gradients come from torch's formulas (_BceLogitsLearnedTarget), the loss from detached
     # inputs: differentiating the composed loss gives (1 - t) - sigmoid(-x) for the logits,
     # which cancels to 0 (or loses its relative accuracy) where sigmoid(x) - t is tiny
-    mixed = target.dtype is not input.dtype
     learned = (input._requires_grad or target._requires_grad) and _grad_mode.enabled
     x, t = (input.detach(), target.detach()) if learned else (input, target)
-    if mixed:
-        loss = _bce_logits_mixed(x, t, weight, pos_weight)
+    if mixed:  # the weights in their own dtypes (hidden holds them as given)
+        loss = _bce_logits_mixed(x, t, hidden[0][1], hidden[1][1])
     else:
         log_sig = logsigmoid(x)
         if pos_weight is None:
@@ -766,17 +814,17 @@ def binary_cross_entropy_with_logits(
         out,
         "BinaryCrossEntropyWithLogitsBackward0",
         (input, target),
-        (("weight", weight), ("pos_weight", pos_weight)),
+        hidden,
         "binary_cross_entropy_with_logits",
         saved=(input, target),
     )
 
 
 def _bce_logits_mixed(x: Tensor, t: Tensor, weight, pos_weight) -> Tensor:
-    """The unreduced loss for logits and targets of different dtypes, rounded where torch's
-    kernel rounds: it builds the loss in place on (1 - target), so every step after the
-    pos_weight scaling of logsigmoid(x) (kept in the logits' dtype) is rounded to the target's
-    dtype. float64 logits with float32 labels give a float32 loss (reduced in float32); the
+    """The unreduced loss for logits and targets (or weights) of different dtypes, rounded
+    where torch's kernel rounds: it builds the loss in place on (1 - target), so every step
+    after the pos_weight scaling of logsigmoid(x) (kept in the logits' dtype) is rounded to the
+    target's dtype. float64 logits with float32 labels give a float32 loss (reduced in float32); the
     logits' gradient comes from torch's formula, in the logits' dtype (_BceLogitsLearnedTarget),
     not through these roundings."""
     log_sig = logsigmoid(x)
@@ -852,9 +900,6 @@ def kl_div(
 ) -> Tensor:
     """target (log target - input) pointwise, input being log-probabilities (target too when
     log_target). Mirrors torch.nn.functional.kl_div ('batchmean' divides by the batch size)."""
-    _arg.tensor(input, "kl_div")
-    _arg.tensor(target, "kl_div", "target", 2)
-    _arg.boolean(log_target, "kl_div", "log_target")
     if _autocast.state.any_enabled:
         args = (input, target, size_average, reduce, reduction, log_target)
         return _autocast.call(kl_div, _autocast.FP32, args)
@@ -862,7 +907,7 @@ def kl_div(
     if size_average is not None or reduce is not None:
         # torch reduces by the legacy pair, then still divides by the batch size when
         # reduction='batchmean' was passed too
-        legacy_batchmean = reduction == "batchmean" and input.ndim != 0
+        legacy_batchmean = reduction == "batchmean"
         reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":
         warnings.warn(
@@ -875,6 +920,9 @@ def kl_div(
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         reduction = resolve_reduction(None, None, reduction)  # 'elementwise_mean', or raises
+    _arg.tensor(input, "kl_div")  # (torch's kernel call parses them after the reduction)
+    _arg.tensor(target, "kl_div", "target", 2)
+    _arg.boolean(log_target, "kl_div", "log_target")
     if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
         target.dtype.is_floating_point or target.dtype.is_complex
     ):
@@ -895,7 +943,7 @@ def kl_div(
         if input.shape[0] == 0:
             return loss.sum() * math.nan  # torch's 0 / 0, without NumPy's warning
         return loss.sum() / input.shape[0]
-    if legacy_batchmean:
+    if legacy_batchmean and input.ndim != 0:
         with _errstate(loss):  # (an empty batch: torch's 0 / 0)
             return reduce_loss(loss, reduction) / input.shape[0]
     return reduce_loss(loss, reduction)
@@ -913,11 +961,6 @@ def poisson_nll_loss(
 ) -> Tensor:
     """exp(input) - target input (log_input), else input - target log(input + eps); `full`
     adds Stirling's approximation of log(target!). Mirrors torch.nn.functional.poisson_nll_loss."""
-    _arg.tensor(input, "poisson_nll_loss")
-    _arg.tensor(target, "poisson_nll_loss", "target", 2)
-    _arg.boolean(log_input, "poisson_nll_loss", "log_input", 3)
-    _arg.boolean(full, "poisson_nll_loss", "full", 4)
-    _arg.floating(eps, "poisson_nll_loss", "eps", 5)
     if _autocast.state.any_enabled:
         args = (input, target, log_input, full, size_average, eps, reduce, reduction)
         return _autocast.call(poisson_nll_loss, _autocast.FP32, args)
@@ -926,10 +969,16 @@ def poisson_nll_loss(
     if reduction not in ("none", "mean", "sum"):
         # torch concatenates the name: a reduction that is no str raises that TypeError
         raise ValueError(reduction + " is not a valid value for reduction")
+    _arg.tensor(input, "poisson_nll_loss")  # (torch's kernel call parses them after that)
+    _arg.tensor(target, "poisson_nll_loss", "target", 2)
+    _arg.boolean(log_input, "poisson_nll_loss", "log_input", 3)
+    _arg.boolean(full, "poisson_nll_loss", "full", 4)
+    _arg.floating(eps, "poisson_nll_loss", "eps", 5)
     if log_input:
         loss = _ops.exp(input) - target * input
     else:
-        loss = input - target * _ops.log(input + eps)
+        with _errstate(input):  # a negative rate gives torch's NaN, without NumPy's warning
+            loss = input - target * _ops.log(input + eps)
     if full:
         t = target
         # target log target - target + log(2 pi target) / 2, counted where target > 1 only,
@@ -965,7 +1014,11 @@ def gaussian_nll_loss(
             _ops.any(var < 0)
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = full_like(input, float(var))
+        # torch's var * ones_like(input): the default float dtype for an integer or bool input
+        dt = input.dtype
+        if not (dt.is_floating_point or dt.is_complex):
+            dt = _dtype.get_default_dtype()
+        var = full_like(input, float(var), dtype=dt)
     if _on_host(var) and var.numel() and bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")  # (torch: before the size check)
     if var.size() != input.size():  # (torch's calls: a non-tensor's error names size)

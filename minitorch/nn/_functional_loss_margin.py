@@ -51,7 +51,6 @@ def margin_ranking_loss(
 ) -> Tensor:
     """max(0, -target (input1 - input2) + margin). Mirrors
     torch.nn.functional.margin_ranking_loss."""
-    _arg.floating(margin, "margin_ranking_loss", "margin", 4)
     if _autocast.state.any_enabled:  # on torch's float32 lists (CPU and CUDA)
         return _autocast.call(
             margin_ranking_loss,
@@ -64,6 +63,7 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
+    _arg.floating(margin, "margin_ranking_loss", "margin", 4)  # (torch's kernel call)
     # a float margin, as torch's (a double): integer inputs give a float loss, which 'mean' takes
     shifted = scalar_node(-target * (input1 - input2) + float(margin))
     loss = name_node(_ops.clamp(shifted, min=0), "ClampMinBackward0")
@@ -80,16 +80,18 @@ def hinge_embedding_loss(
 ) -> Tensor:
     """input where target == 1, max(0, margin - input) where target == -1. Mirrors
     torch.nn.functional.hinge_embedding_loss."""
-    _arg.tensor(input, "hinge_embedding_loss")
-    _arg.tensor(target, "hinge_embedding_loss", "target", 2)
-    _arg.floating(margin, "hinge_embedding_loss", "margin", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(
             hinge_embedding_loss,
             _autocast.FP32,
             (input, target, margin, size_average, reduce, reduction),
         )
+    # torch's Python reads the reduction (its warnings and errors) before its kernel's call
+    # parses the arguments
     reduction = _reduction(size_average, reduce, reduction)
+    _arg.tensor(input, "hinge_embedding_loss")
+    _arg.tensor(target, "hinge_embedding_loss", "target", 2)
+    _arg.floating(margin, "hinge_embedding_loss", "margin", 3)
     if input.dtype.is_floating_point:
         shifted, zero = margin - input, 0.0
     else:
@@ -113,17 +115,17 @@ def cosine_embedding_loss(
 ) -> Tensor:
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1.
     Mirrors torch.nn.functional.cosine_embedding_loss."""
-    _arg.tensor(input1, "cosine_embedding_loss", "input1")
-    _arg.tensor(input2, "cosine_embedding_loss", "input2", 2)
-    _arg.tensor(target, "cosine_embedding_loss", "target", 3)
-    _arg.floating(margin, "cosine_embedding_loss", "margin", 4)
     if _autocast.state.any_enabled:
         return _autocast.call(
             cosine_embedding_loss,
             _autocast.FP32,
             (input1, input2, target, margin, size_average, reduce, reduction),
         )
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction)  # (before the kernel's parser)
+    _arg.tensor(input1, "cosine_embedding_loss", "input1")
+    _arg.tensor(input2, "cosine_embedding_loss", "input2", 2)
+    _arg.tensor(target, "cosine_embedding_loss", "target", 3)
+    _arg.floating(margin, "cosine_embedding_loss", "margin", 4)
     tdim = target.ndim
     if tdim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -175,18 +177,18 @@ def triplet_margin_loss(
 ) -> Tensor:
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance;
     `swap` uses min(d(a, n), d(p, n)). Mirrors torch.nn.functional.triplet_margin_loss."""
-    _arg.tensor(anchor, "triplet_margin_loss", "anchor")
-    _arg.tensor(positive, "triplet_margin_loss", "positive", 2)
-    _arg.tensor(negative, "triplet_margin_loss", "negative", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(
             triplet_margin_loss,
             _autocast.FP32,
             (anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction),
         )
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction)  # (before the kernel's parser)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    _arg.tensor(anchor, "triplet_margin_loss", "anchor")
+    _arg.tensor(positive, "triplet_margin_loss", "positive", 2)
+    _arg.tensor(negative, "triplet_margin_loss", "negative", 3)
     if margin.__class__ is not float:  # (torch's kernel call parses margin after that check)
         _arg.floating(margin, "triplet_margin_loss", "margin", 4)
     _check_triplet_dims(anchor, positive, negative)
@@ -229,6 +231,8 @@ def _soft_margin_int_input(input: Tensor, target: Tensor) -> None:
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
+    if input.shape != target.shape:
+        input * target  # shapes that do not broadcast: the arithmetic's error comes first
     dt = _dtype.binary_dtype(input.dtype, input.ndim, target.dtype, target.ndim)
     if not dt.is_floating_point:
         dt = _dtype.get_default_dtype()
@@ -247,18 +251,22 @@ def soft_margin_loss(
     Differences from torch: finite where target input is far below 0 (past -88 in float32,
     -11 in float16), where torch's log1p(exp(-target input)) overflows to inf and its gradient
     to NaN."""
-    _arg.tensor(input, "soft_margin_loss")
-    _arg.tensor(target, "soft_margin_loss", "target", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             soft_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)
         )
-    reduction = _reduction(size_average, reduce, reduction)
-    from minitorch.nn._functional_loss import _like_input, check_fits
+    reduction = _reduction(size_average, reduce, reduction)  # (before the kernel's parser)
+    _arg.tensor(input, "soft_margin_loss")
+    _arg.tensor(target, "soft_margin_loss", "target", 2)
+    from minitorch.nn._functional_loss import _like_input, check_fits, refuse_hidden_grads
 
     if target._data.shape != input._data.shape:
+        refuse_hidden_grads("soft_margin_loss", ("target", target))  # torch's autograd first
+        if input.dtype is _dtype.bool:  # then its kernel's -input, before any shape error
+            _soft_margin_int_input(input, target)
         check_fits(input._data.shape, target)  # torch writes the loss into input's shape
     if not input.dtype.is_floating_point:
+        refuse_hidden_grads("soft_margin_loss", ("target", target))
         _soft_margin_int_input(input, target)
     original = target
     target = _like_input(target, input)
@@ -329,6 +337,19 @@ def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
+    _arg.tensor(input, "multi_margin_loss")  # torch's Python checks, then its kernel's parser
+    _arg.tensor(target, "multi_margin_loss", "target", 2)
+    try:
+        _check_multi_margin_kernel(input, target, weight)
+    except (RuntimeError, NotImplementedError):
+        from minitorch.nn._functional_loss import refuse_hidden_grads
+
+        refuse_hidden_grads("multi_margin_loss", ("weight", weight))  # torch's autograd first
+        raise
+
+
+def _check_multi_margin_kernel(input: Tensor, target: Tensor, weight) -> None:
+    """torch's shape, dtype and range checks of multi_margin_loss's kernel."""
     _check_vector_or_matrix(input)
     n = input.shape[0] if input.ndim == 2 else 1
     c = input.shape[-1] if input.ndim else 1  # torch takes a 0-d input as one class
@@ -369,8 +390,6 @@ def multi_margin_loss(
 ) -> Tensor:
     """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]). Mirrors
     torch.nn.functional.multi_margin_loss."""
-    _arg.tensor(input, "multi_margin_loss")
-    _arg.tensor(target, "multi_margin_loss", "target", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             multi_margin_loss,
@@ -411,13 +430,13 @@ def multilabel_margin_loss(
 ) -> Tensor:
     """sum over target classes j (up to the first -1) and non-target classes i of
     max(0, 1 - (x[j] - x[i])) / C. Mirrors torch.nn.functional.multilabel_margin_loss."""
-    _arg.tensor(input, "multilabel_margin_loss")
-    _arg.tensor(target, "multilabel_margin_loss", "target", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             multilabel_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)
         )
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = _reduction(size_average, reduce, reduction)  # (before the kernel's parser)
+    _arg.tensor(input, "multilabel_margin_loss")
+    _arg.tensor(target, "multilabel_margin_loss", "target", 2)
     _check_vector_or_matrix(input)
     one = input.ndim <= 1
     x = input.reshape(1, -1) if one else input
@@ -432,6 +451,9 @@ def multilabel_margin_loss(
     # dispatch, then the Long check
     if t._device.type == "cpu" and t.numel():  # see NOTE [ Checks that read values ]
         td = t._data
+        if t.dtype.is_floating_point and not bool((abs(td) < 2.0**63).all()):
+            # torch reads the target's values as int64 first: NaN, inf or too large fail
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         if bool(((td < -1) | (td >= c)).any()):
             raise RuntimeError("argument #2 'target' is out of range")
     if x.numel() and x._device.type == "cpu" and x.dtype not in _CPU_FLOATS:

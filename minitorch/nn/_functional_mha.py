@@ -33,6 +33,8 @@ def _linear(x: Tensor, w: Tensor, b) -> Tensor:
 def canonical_mask(mask, name: str, like: Tensor, other=None, other_name: str = ""):
     """A bool mask (True: masked) as an additive float mask of -inf; a float mask as is. With
     `other` (the mask it goes with), torch's deprecation warning when their dtypes differ."""
+    if other is not None and not isinstance(other, Tensor):
+        _none_or_dtype(other)  # torch's callers read the other mask's dtype first: its error
     if mask is None:
         return None
     if other is not None and other.dtype is not mask.dtype:

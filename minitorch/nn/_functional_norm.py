@@ -13,7 +13,7 @@ import numbers
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch import _memory_format as _mf
-from minitorch._ops._common import same_device
+from minitorch._ops._common import int_list, same_device
 from minitorch._ops.activation import _float_only
 from minitorch._ops.nn_kernels import (
     GROUP_NORM_SAVED,
@@ -447,7 +447,10 @@ def _normalized_shape(normalized_shape, op: str) -> tuple:
             f"{op}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
             f"{type(normalized_shape).__name__}"
         )
-    return tuple(int(s) for s in normalized_shape)
+    for s in normalized_shape:
+        if s.__class__ is not int:  # torch's parser reads int-likes, refuses floats and bools
+            return int_list(normalized_shape, op, "normalized_shape", 2)
+    return tuple(normalized_shape)
 
 
 def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*, ") -> None:

@@ -282,7 +282,12 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, ret
             {"kernel_size": kernel_size, "stride": stride, "padding": padding,
              "dilation": dilation, "ceil_mode": ceil_mode},
         )  # fmt: skip
-    _check_rank(input, n, op)
+    try:
+        _check_rank(input, n, op)
+    except RuntimeError:  # torch checks the sizes' lengths, then the layout, before the rank
+        parser = (op + "_with_indices" if return_indices else op, True)
+        _max_pool_lengths(n, input, kernel_size, stride, padding, dilation, op, parser)
+        raise
     parser = (op + "_with_indices" if return_indices else op, True)
     k, s, pads, d, _ = _pool_geometry(
         input, n, kernel_size, stride, padding, dilation, ceil_mode, op, _empty_check(op), parser
@@ -293,6 +298,28 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, ret
         given = () if stride is None or isinstance(stride, (list, tuple)) and not stride else s
         node.given = (k, given, tuple(lo for lo, _ in pads), d, ceil_mode)
     return out
+
+
+def _max_pool_lengths(n, input, kernel_size, stride, padding, dilation, op, parser):
+    """torch's max pools' first checks after its parser's: the lengths of kernel_size, stride,
+    padding and dilation, then the input's layout (a 2-d pool refuses a channels-last-3d
+    input). An error path: the input's rank is wrong."""
+    try:
+        ntuple(kernel_size, n, "kernel_size", op)
+        if not (stride is None or not is_index(stride) and not isinstance(stride, int)
+                and len(stride) == 0):  # fmt: skip
+            ntuple(stride, n, "stride", op)
+        ntuple(padding, n, "padding", op)
+        ntuple(dilation, n, "dilation", op)
+    except RuntimeError as e:
+        raise _pool_words(e, n, op) from None
+    except TypeError:  # torch's parser's words
+        args = {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+                "dilation": dilation}  # fmt: skip
+        _check_pool_args(parser, args)
+        return
+    if n == 2 and input.ndim == 5 and _mf.suggests_channels_last_3d(input._data):
+        raise RuntimeError("Unsupported memory format. Supports only ChannelsLast, Contiguous")
 
 
 def max_pool2d(
@@ -307,6 +334,8 @@ def max_pool3d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
     """Mirrors torch.nn.functional.max_pool3d."""
+    if isinstance(input, Tensor) and input.ndim == 4 and _mf.suggests_channels_last(input._data):
+        _refuse_channels_last(input, kernel_size, stride, padding, dilation, ceil_mode)
     if _autocast.state.any_enabled and not return_indices:
         return _autocast.call(
             max_pool3d,
@@ -314,6 +343,15 @@ def max_pool3d(
             (input, kernel_size, stride, padding, dilation, ceil_mode, return_indices),
         )
     return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _refuse_channels_last(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """torch's max_pool3d kernel takes a row-major or channels-last-3d input only: an unbatched
+    (4-d) one laid out channels-last is refused, after its parser's checks."""
+    args = {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+            "dilation": dilation, "ceil_mode": ceil_mode}  # fmt: skip
+    _check_pool_args(("max_pool3d", True), args)
+    raise RuntimeError("Unsupported memory format. Supports only ChannelsLast3d, Contiguous")
 
 
 def max_pool1d(
@@ -327,7 +365,12 @@ def max_pool1d(
         _check_pool_args((op, True), {"kernel_size": kernel_size, "stride": stride,
                                       "padding": padding, "dilation": dilation,
                                       "ceil_mode": ceil_mode})  # fmt: skip
-    _check_rank1d(input, op)
+    try:
+        _check_rank1d(input, op)
+    except RuntimeError:  # torch's parser reads the int[] arguments before the rank check
+        _check_pool_args((op, True), {"kernel_size": kernel_size, "stride": stride,
+                                      "padding": padding, "dilation": dilation})  # fmt: skip
+        raise
     args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
     args["dilation"] = dilation
     for name, v in args.items():
@@ -431,6 +474,24 @@ def _check_avg_dtype(input, n):
         raise NotImplementedError(f"\"{_AVG_KERNELS[n]}\" not implemented for '{name}'")
 
 
+def _avg_pool_args(n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor, op):
+    """torch's first checks of avg_pool2d/3d's arguments, before any of the input's: its
+    parser's TypeErrors, then the lengths of kernel_size, stride and padding. An error path (a
+    wrong rank, a zero divisor_override)."""
+    args = {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+            "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
+            "divisor_override": divisor}  # fmt: skip
+    _check_pool_args((op, False), args)
+    try:
+        ntuple(kernel_size, n, "kernel_size", op)
+        if not (stride is None or not is_index(stride) and not isinstance(stride, int)
+                and len(stride) == 0):  # fmt: skip
+            ntuple(stride, n, "stride", op)
+        ntuple(padding, n, "padding", op)
+    except RuntimeError as e:
+        raise _pool_words(e, n, op) from None
+
+
 def _avg_poolnd(
     n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op,
     out=None,
@@ -460,6 +521,9 @@ def _avg_poolnd(
              "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
              "divisor_override": divisor_override},
         )  # fmt: skip
+    if divisor_override is not None and not divisor_override:
+        _avg_pool_args(n, kernel_size, stride, padding, ceil_mode, count_include_pad, 0, op)
+        raise RuntimeError("divisor must be not zero")  # before torch's checks of the input
     k, s, pads, d, out_size = _pool_geometry(
         input, n, kernel_size, stride, padding, 1, ceil_mode, op, check, (op, False)
     )
@@ -488,6 +552,10 @@ def avg_pool2d(
         raise arity_error("avg_pool2d", extra, 7, input=input, kernel_size=kernel_size)
     _check_tensor(input, "avg_pool2d")
     if input.ndim < 3:  # torch reads size(-3) first; a larger rank is refused later
+        args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _avg_pool_args(2, *args, "avg_pool2d")
+        if divisor_override is not None and not divisor_override:
+            raise RuntimeError("divisor must be not zero")
         if input.ndim == 0:
             raise IndexError("Dimension specified as -3 but tensor has no dimensions")
         raise IndexError(
@@ -528,7 +596,11 @@ def avg_pool3d(
             _autocast.FP32_CPU,
             (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
         )
-    _check_rank(input, 3, "avg_pool3d")
+    _check_tensor(input, "avg_pool3d")
+    if input.ndim not in (4, 5):
+        args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _avg_pool_args(3, *args, "avg_pool3d")
+        _check_rank(input, 3, "avg_pool3d")
     return _avg_poolnd(
         3,
         input,
@@ -648,24 +720,32 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
         # torch's _list_with_default: len() of anything but an int (a float's TypeError)
         if input.ndim <= len(output_size):
             raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if n == 1:  # torch's parser reads output_size first, its length is checked after the rank
+        output_size = _adaptive_size1d(output_size, op)
     if input.ndim not in (n + 1, n + 2):
         if n == 1:
             _check_rank1d(input, op)
         raise RuntimeError(
             f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got{colon} {list(input.shape)}"
         )
+    if n == 1 and len(output_size) != 1:
+        raise RuntimeError(
+            f"{op}() argument 'output_size' should contain one int (got {len(output_size)})"
+        )
     if not input.dtype.is_floating_point:
-        name = _dtype.scalar_name(input.dtype)
         sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,)
         if op.startswith("adaptive_avg") and all(v == 1 for v in sizes):
             # torch computes a global average as a mean
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {name}"
+                f"point or complex dtype. Got: {_dtype.scalar_name(input.dtype)}"
             )
-        # torch's kernel names: the 1-d pools run the 2-d ones, the 3-d ones name the device
-        kernel = op.replace("1d", "2d") if n == 1 else f"{op}_cpu" if n == 3 else op
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+    if op.startswith("adaptive_max"):  # (the average pools check output_size first)
+        _check_adaptive_nonempty(input, n, op)
+
+
+def _check_adaptive_nonempty(input, n, op):
+    """torch's refusal of an empty dim to pool (a 1-d average pool: its 2-d run's check)."""
     # torch's adaptive max pools and adaptive_avg_pool3d check every dim after the first (the
     # channels too: (1, 0, 3, 3) is refused), adaptive_avg_pool1d/2d only the pooled ones
     first = 1 if n == 3 or op.startswith("adaptive_max") else input.ndim - n
@@ -675,6 +755,34 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {list(input.shape)} with dimension {d} being empty"
             )
+
+
+def _adaptive_size1d(output_size, op):
+    """A 1-d pool's output_size as torch's parser reads an int[1]: a tuple of ints (its length
+    checked later) or torch's TypeError."""
+    if output_size is None:
+        raise TypeError(
+            f"{op}(): argument 'output_size' (position 2) must be tuple of ints, not NoneType"
+        )
+    if isinstance(output_size, int) or is_index(output_size):
+        return (index(output_size, op, "output_size", 2),)
+    _arg.int_tuple(output_size, op, "output_size", 2)
+    if isinstance(output_size, Tensor):
+        return (index(output_size, op, "output_size", 2),)
+    return int_list(output_size, op, "output_size", 2)
+
+
+def _check_adaptive_dtype(input, n, out, op):
+    """torch's refusal of an input that is not floating, after its size checks: its kernel's
+    name (the 1-d pools run the 2-d ones, the 3-d ones name the device). torch's 1-d/2-d
+    average pools return an empty result before their kernel is chosen: it is returned."""
+    if op.startswith("adaptive_avg") and n < 3:
+        if 0 in input.shape[: input.ndim - n] or 0 in out:
+            shape = (*input.shape[: input.ndim - n], *out)
+            return zeros(shape, dtype=input.dtype, device=input.device)
+    name = _dtype.scalar_name(input.dtype)
+    kernel = op.replace("1d", "2d") if n == 1 else f"{op}_cpu" if n == 3 else op
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
 
 
 def _adaptive_sizes(input, n, output_size, op):
@@ -689,16 +797,8 @@ def _adaptive_sizes(input, n, output_size, op):
         raise TypeError("object of type 'NoneType' has no len()")
     if isinstance(output_size, int) or is_index(output_size):
         size = (output_size,) * n
-    elif n == 1:  # torch's parser reads it as an int[1]
-        _arg.int_tuple(output_size, op, "output_size", 2)
-        if isinstance(output_size, Tensor):
-            size = (index(output_size, op, "output_size", 2),)
-        else:
-            size = int_list(output_size, op, "output_size", 2)
-        if len(size) != 1:
-            raise RuntimeError(
-                f"{op}() argument 'output_size' should contain one int (got {len(size)})"
-            )
+    elif n == 1:  # (_check_adaptive_input read it: an int tuple of one element)
+        size = _adaptive_size1d(output_size, op)
     else:
         # torch's _list_with_default fills a None entry with the input's size there, then its
         # parser reads the list (a str's characters, a tensor's elements)
@@ -754,8 +854,12 @@ def _adaptive_avg(input, n, output_size, op):
         return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
+    if n > 1:  # (a 1-d pool: its 2-d run's checks)
+        _check_adaptive_nonempty(input, n, op)
+        if not input.dtype.is_floating_point:
+            return _check_adaptive_dtype(input, n, out, op)
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
-        pooled = _adaptive_avg(input.unsqueeze(-2), 2, (1, out[0]), op)
+        pooled = _adaptive_avg(input.unsqueeze(-2), 2, (1, out[0]), "adaptive_avg_pool2d")
         return name_node(pooled.squeeze(-2), "SqueezeBackward1")
     if not all(o == 1 for o in out):  # one kernel in torch
         name = f"AdaptiveAvgPool{n}DBackward0"
@@ -922,6 +1026,8 @@ class AdaptiveAvgWindows(Function):
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(x)  # for AdaptiveAvgWindowsGrad's zero edge only
         res = _adaptive_avg_kernel(ctx.xp, x._data, have, out, False)
+        if len(have) == 3:  # a 4-d input is unbatched: torch's result is row-major
+            return res
         return _mf.keep_channels_last(ctx.xp, res, x._data)
 
     @staticmethod
@@ -984,18 +1090,23 @@ def _adaptive_max_values(input, n, output_size, op):
     """(values, indices) of an adaptive max pool."""
     _check_adaptive_input(input, n, output_size, op, colon=":")
     out = _adaptive_sizes(input, n, output_size, op)
+    if not input.dtype.is_floating_point:
+        _check_adaptive_dtype(input, n, out, op)
     if 0 in out:  # an empty output, as torch's
         shape = (*input.shape[: input.ndim - n], *out)
-        res = (
-            input.flatten(input.ndim - n)[..., :0].reshape(shape),
-            zeros(shape, dtype=_dtype.int64, device=input.device),
-        )
-        return res
+        values = input.flatten(input.ndim - n)[..., :0]
+        if n == 1:  # torch's 2-d pool of (..., 1, L), squeezed: row-major strides, as its own
+            values = values.reshape((*shape[:-1], 1, 0)).squeeze(-2)
+        else:
+            values = values.reshape(shape)
+        return values, zeros(shape, dtype=_dtype.int64, device=input.device)
     if n == 3:
         have = input.shape[-3:]
         if all(L % o == 0 for L, o in zip(have, out, strict=False)):
             k = tuple(L // o for L, o in zip(have, out, strict=False))
             res = max_pool(input, k, k, ((0, 0),) * 3, (1, 1, 1), True)
+            if not res[0].is_contiguous():  # torch's kernel gives row-major results
+                res = tuple(r.contiguous() for r in res)
         else:
             res = _adaptive_max_gather(input, have, out)
         return res

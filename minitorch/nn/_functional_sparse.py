@@ -820,16 +820,18 @@ def _check_offsets(offsets: Tensor, length: int, input_dtype=None) -> None:
             raise RuntimeError("offsets must be monotonically increasing")
 
 
-def one_hot(input: Tensor = REQUIRED, num_classes: int = -1, *extra) -> Tensor:
+def one_hot(input: Tensor = REQUIRED, num_classes: int = -1, *extra, **unknown) -> Tensor:
     """An int64 tensor of shape input.shape + (num_classes,) with a 1 at each value. Mirrors
     torch.nn.functional.one_hot.
 
     Differences from torch: none in results; num_classes=-1 reads the maximum back to the host
     (as torch does on CUDA), so pass num_classes in device code.
     """
-    if extra or not isinstance(input, Tensor):  # torch's argument parser: a NumPy array, a list
-        if extra or input is REQUIRED:
+    if extra or unknown or not isinstance(input, Tensor):  # torch's parser: an ndarray, a list
+        if extra or input is REQUIRED:  # (a missing input before an unknown keyword)
             raise arity_error("one_hot", extra, 2, input=input)
+        if unknown:
+            raise TypeError(f"one_hot() got an unexpected keyword argument '{next(iter(unknown))}'")
         raise not_tensor("one_hot", input)
     if input.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -11,7 +11,7 @@ minitorch` does not import nn.
 from __future__ import annotations
 
 from minitorch import _dtype, _ops
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, arity_error, missing_positional, too_many_positional
 from minitorch._factories import empty, ones_like, zeros, zeros_like
 from minitorch._ops._common import index, is_index, not_tensor, not_tensor_element
 from minitorch._ops.inplace import check_out, write_out
@@ -22,7 +22,12 @@ from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
 from minitorch.nn._functional_dropout import _alpha_dropout, _dropout, _keep_mask
-from minitorch.nn._functional_norm import _batch_norm
+from minitorch.nn._functional_norm import (
+    _batch_norm,
+    _norm_args,
+    _normalized_shape,
+    _stats_norm_args,
+)
 from minitorch.nn._functional_sparse import _embedding_bag, embedding_renorm_
 from minitorch.nn.utils.parametrizations import _norm_except_dim
 from minitorch.nn.utils.parametrizations import _weight_norm as _weight_norm_impl
@@ -118,18 +123,30 @@ def avg_pool1d(
     return F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
 
 
-def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor:
+def max_pool1d(
+    input=REQUIRED, kernel_size=REQUIRED, stride=(), padding=0, dilation=1, ceil_mode=False, *extra
+) -> Tensor:
     """Mirrors torch.max_pool1d."""
+    if extra or input is REQUIRED or kernel_size is REQUIRED:
+        raise arity_error("max_pool1d", extra, 6, input=input, kernel_size=kernel_size)
     return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
-def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor:
+def max_pool2d(
+    input=REQUIRED, kernel_size=REQUIRED, stride=(), padding=0, dilation=1, ceil_mode=False, *extra
+) -> Tensor:
     """Mirrors torch.max_pool2d."""
+    if extra or input is REQUIRED or kernel_size is REQUIRED:
+        raise arity_error("max_pool2d", extra, 6, input=input, kernel_size=kernel_size)
     return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
-def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor:
+def max_pool3d(
+    input=REQUIRED, kernel_size=REQUIRED, stride=(), padding=0, dilation=1, ceil_mode=False, *extra
+) -> Tensor:
     """Mirrors torch.max_pool3d."""
+    if extra or input is REQUIRED or kernel_size is REQUIRED:
+        raise arity_error("max_pool3d", extra, 6, input=input, kernel_size=kernel_size)
     return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
@@ -148,11 +165,50 @@ def adaptive_max_pool1d(input, output_size) -> tuple:
 # --- normalization ---
 
 
+_BATCH_NORM_ARGS = (
+    "input", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps",
+    "cudnn_enabled",
+)  # fmt: skip
+
+
+def _given_batch_norm_args(args) -> None:
+    """The TypeError of the first given argument of torch.batch_norm of the wrong type."""
+    for pos, (name, value) in enumerate(zip(_BATCH_NORM_ARGS, args, strict=True), 1):
+        if value is REQUIRED:
+            continue
+        if pos == 1:
+            _arg.tensor(value, "batch_norm")
+        elif pos <= 5:
+            _arg.opt_tensor(value, "batch_norm", name, pos)
+        elif name in ("training", "cudnn_enabled"):
+            _arg.boolean(value, "batch_norm", name, pos)
+        else:
+            _arg.floating(value, "batch_norm", name, pos)
+
+
 def batch_norm(
-    input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled
+    input=REQUIRED,
+    weight=REQUIRED,
+    bias=REQUIRED,
+    running_mean=REQUIRED,
+    running_var=REQUIRED,
+    training=REQUIRED,
+    momentum=REQUIRED,
+    eps=REQUIRED,
+    cudnn_enabled=REQUIRED,
+    *extra,
 ) -> Tensor:
     """Mirrors torch.batch_norm (weight and bias before the running stats; none of
     nn.functional.batch_norm's Python checks)."""
+    args = (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+    if extra or any(a is REQUIRED for a in args):
+        if not extra:  # torch's parser reads the given arguments' types before a missing one's
+            _given_batch_norm_args(args)
+        raise arity_error("batch_norm", extra, 9, **dict(zip(_BATCH_NORM_ARGS, args, strict=True)))
+    if cudnn_enabled.__class__ is not bool:  # torch's parser reads the others first
+        _stats_norm_args("batch_norm", "training", input, weight, bias, running_mean,
+                         running_var, training, momentum, eps)  # fmt: skip
+        _arg.boolean(cudnn_enabled, "batch_norm", "cudnn_enabled", 9)
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
@@ -166,9 +222,23 @@ def instance_norm(
 
 
 def layer_norm(
-    input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True
+    input=REQUIRED,
+    normalized_shape=REQUIRED,
+    weight=None,
+    bias=None,
+    eps=1e-5,
+    cudnn_enable=True,
+    *extra,
 ) -> Tensor:
     """Mirrors torch.layer_norm."""
+    if extra or input is REQUIRED or normalized_shape is REQUIRED:
+        raise arity_error("layer_norm", extra, 6, input=input, normalized_shape=normalized_shape)
+    if eps.__class__ is not float or cudnn_enable.__class__ is not bool:
+        # torch's parser reads every argument, in order (F.layer_norm's error path: the first)
+        _arg.tensor(input, "layer_norm")
+        _normalized_shape(normalized_shape, "layer_norm")
+        _norm_args("layer_norm", input, weight, bias, eps)
+        _arg.boolean(cudnn_enable, "layer_norm", "cudnn_enable", 6)
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
@@ -223,8 +293,12 @@ def _aten_p(op, input, p, train, extra):
     """torch.dropout & co check p in the kernel: a RuntimeError with p printed as C++ does
     (F.dropout's Python check raises ValueError)."""
     _check_arguments(op, input, p, train, extra)
-    if isinstance(p, (int, float)) and not 0.0 <= p <= 1.0:
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if isinstance(p, (int, float)):
+        if not 0.0 <= p <= 1.0:
+            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    else:  # torch's parser: a float (a 0-d tensor reads as one), after the input
+        _arg.tensor(input, op)
+        _arg.floating(p, op, "p", 2)
     return p
 
 
@@ -342,9 +416,22 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> tuple:
 # --- embedding ---
 
 
-def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False) -> Tensor:
+def embedding(
+    weight=REQUIRED,
+    indices=REQUIRED,
+    padding_idx=-1,
+    scale_grad_by_freq=False,
+    sparse=False,
+    *extra,
+) -> Tensor:
     """Mirrors torch.embedding (weight first; padding_idx=-1 means none)."""
-    pad = None if padding_idx is None or padding_idx < 0 else padding_idx
+    if extra or weight is REQUIRED or indices is REQUIRED:
+        raise arity_error("embedding", extra, 5, weight=weight, indices=indices)
+    if padding_idx.__class__ is not int:  # torch's parser: an int (read after the tensors)
+        _arg.tensor(weight, "embedding", "weight", 1)
+        _arg.tensor(indices, "embedding", "indices", 2)
+        padding_idx = index(padding_idx, "embedding", "padding_idx", 3)
+    pad = None if padding_idx < 0 else padding_idx
     return F.embedding(indices, weight, pad, None, 2.0, scale_grad_by_freq, sparse)
 
 
@@ -403,13 +490,19 @@ def embedding_bag(
     bag_of = _ops.cumsum(starts.index_add(0, later, later.new_ones(later.shape)), 0)
     bag_of = bag_of[: flat.shape[0]]
     if name == "sum":
-        # torch's sum path reports no bag sizes, and no offset2bag either for the float types
-        # its fast kernel takes
-        if weight.dtype is not _dtype.float64:
+        # torch's sum path reports no bag sizes (a zero per offset, include_last_offset's last
+        # too), and no offset2bag either for the float types its fast kernel takes (which it
+        # does not with a padding_idx)
+        if weight.dtype is not _dtype.float64 and padding_idx is None:
             bag_of = empty(0, dtype=long, device=weight.device)
-        none = zeros(bags, dtype=long, device=weight.device)
+        none = zeros(offsets.shape[0], dtype=long, device=weight.device)
         return out, bag_of, none, none.clone()
-    size = zeros(bags, dtype=long, device=weight.device).index_add(0, bag_of, ones_like(bag_of))
+    if padding_idx is None:
+        counted = ones_like(bag_of)
+    else:  # a bag's size leaves its padding out (a negative padding_idx counts from the end)
+        pad = padding_idx + weight.shape[0] if padding_idx < 0 else padding_idx
+        counted = (flat != pad).to(long)
+    size = zeros(bags, dtype=long, device=weight.device).index_add(0, bag_of, counted)
     if name == "mean":
         return out, bag_of, size, size
     d = weight.shape[1]

@@ -343,10 +343,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{name}'")
     if weight.ndim == input.ndim:  # (a vector or a scalar input) used as it is, as in torch
         w = weight
-    elif n == 1:
-        w = weight.reshape(())
-    else:  # (1, n, 1, ...), as torch's view: a batch of one sums no dim (a -0. grad stays)
-        w = weight.reshape((1, n) + (1,) * (input.ndim - 2))
+    else:  # (1, n, 1, ...) as torch's view (all ones for one weight, () for a 0-d input), so
+        # grad_fn._saved_weight has torch's shape; a batch of one sums no dim (a -0. grad stays)
+        w = weight.reshape((1, n)[: input.ndim] + (1,) * (input.ndim - 2))
     # one node, as torch's kernel, whose weight edge is the (reshaped) weight, as in torch
     return _act.prelu_kernel(input, w)
 
@@ -475,9 +474,10 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
-    _check_has_method(input, "softmax")
-    if dim is None:
+    if dim is None:  # torch's Python reads input.dim() first
+        _check_has_method(input, "dim")
         dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    _check_has_method(input, "softmax")
     if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
         dtype = _dtype.to_dtype(dtype, "softmax")
     try:
@@ -508,9 +508,10 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
-    _check_has_method(input, "log_softmax")
-    if dim is None:
+    if dim is None:  # torch's Python reads input.dim() first
+        _check_has_method(input, "dim")
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    _check_has_method(input, "log_softmax")
     if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
         dtype = _dtype.to_dtype(dtype, "log_softmax")
     try:

@@ -625,6 +625,10 @@ SKIP = {("lbfgs_fit", "float32")}
 # eps = 0.1, and a twice-applied Laplacian stencil divided by h**4 (torch's own float32 values
 # are as far from its float64 run of the same data)
 LOOSE32 = {("sinkhorn", "grad"): 1e-3, ("spring_mass", "du"): 1e-3}
+# the GP's later marginal likelihoods are ~0.04, the sum of terms near 23 (0.5 y^T K^-1 y,
+# log det L, 25/2 log 2 pi): float32's round-off of those terms (~5e-6) is ~1e-4 of the result
+# whenever a gradient's last bit moves Adam's path (a division's, grouped as torch groups it)
+LOOSE32.update({("gp_regression", f"nll{i}"): 1e-3 for i in range(15)})
 
 
 @pytest.mark.parametrize("dt", ["float64", "float32"])

@@ -2007,7 +2007,9 @@ def p_train_loop(lib, dt, rec):
     with lib.no_grad():
         i, t, s = model(imgs, toks)
         sim = i @ t.T
-        rec("r@1", (sim.argmax(1) == lib.arange(8)).float().mean())
+        if dt == lib.float64:  # (in float32 a near-tie in sim's rows flips with the last
+            # bits of any gradient: sim itself is compared within tolerance)
+            rec("r@1", (sim.argmax(1) == lib.arange(8)).float().mean())
         rec("sim", sim)
 
 

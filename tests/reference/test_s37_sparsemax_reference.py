@@ -36,8 +36,7 @@ Known and left (documented):
   complex errors for sign/maximum, are not covered.
 - Signed zeros: fmax(0., -0.) and amax([0., -0.]) give -0. in minitorch, +0. in torch.
 - Nodes whose _saved_* come from _saved_attrs (gather, sort, topk, max(dim), scatter, cummax
-  of 0-d) have no _raw_saved_* for those tensors; elu/selu/celu, sgn and cummax nodes show no
-  _saved_* at all (EluBackward0's _saved_alpha/_saved_scale/_saved_input_scale/_saved_self).
+  of 0-d) have no _raw_saved_* for those tensors; sgn and cummax nodes show no _saved_* at all.
 - float16/bfloat16 add/sub with an alpha (x.add(y, alpha=2)) record ToCopyBackward0 over a
   float32 AddBackward0 (torch: one AddBackward0/SubBackward0); outside this domain.
 - Unknown keywords to Tensor methods give Python's "Tensor.topk() got an unexpected keyword

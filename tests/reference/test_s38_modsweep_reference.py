@@ -53,9 +53,6 @@ Known and left (documented):
 - instance_norm of an empty input with a weight of the wrong size but a nonempty batch
   (2, 0, 3) with weight of 1 element: torch returns the empty result (no size check on an
   empty batch_norm input), minitorch raises its size error.
-- LSTM given a single Tensor as hx: minitorch's message adds what LSTM expected to torch's
-  "For batched 3-D input, hx and cx should also be 3-D but got (2-D, 2-D) tensors" (a
-  deliberate addition of an earlier session).
 - Messages printing a set (padding_mode='zero', padding='full') are not recorded: the set's
   order follows string hashing.
 - Random layers (dropouts, RReLU) in train mode record only the output's shape and dtype;

@@ -12,8 +12,6 @@ Known and left (documented):
 - Advanced indexing results with a size-1 dim report NumPy's stride for it (x[:, idx] with one
   index: (4, 8, 1) where torch says (4, 4, 1)); the values and is_contiguous() agree. Making the
   strides canonical costs a check on every gather.
-- where(c, x, 0.0, out=None): torch picks the out= overload for an explicit None and refuses
-  the number; minitorch reads out=None as no out.
 - torch.range(1, start=2) says 'missing ... "end"' in torch, Python's "got multiple values for
   argument 'start'" here.
 - var_mean/std_mean on a GPU keep the plain mean where it is not finite (the fix reads the

@@ -506,7 +506,11 @@ class MultiheadAttention(Module):
             key_padding_mask, "key_padding_mask", query, attn_mask, "attn_mask"
         )
         attn_mask = canonical_mask(attn_mask, "attn_mask", query)
-        batched = query.ndim == 3
+        try:
+            batched = query.ndim == 3
+        except AttributeError:  # torch's module reads query.dim() first: its AttributeError
+            query.dim()
+            raise
         if self.batch_first and batched:
             # transposes keep `query is key is value` (self-attention takes one projection)
             if key is value:

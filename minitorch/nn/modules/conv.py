@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from minitorch._factories import empty
-from minitorch._ops._common import is_index
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_conv as F
 from minitorch.nn import init
@@ -23,8 +22,9 @@ def _ntuple(v, n: int) -> tuple:
     """torch's _single/_pair/_triple: an iterable (a str too) as a tuple of its elements, as
     given (a 1-tuple stays one: F.conv* expands it, the weight's shape and the repr keep it);
     anything else n times."""
-    if isinstance(v, int) or is_index(v) or not hasattr(v, "__iter__"):
-        # np.int64(3) too (NOTE [ Int-like arguments ]); a float is doubled as well, for F.conv*
+    if isinstance(v, int) or not hasattr(v, "__iter__"):
+        # np.int64(3) too (NOTE [ Int-like arguments ]); a float is doubled as well, for F.conv*;
+        # a tensor is iterated, as torch's (a 0-d one: "iteration over a 0-d tensor")
         return (v,) * n  # kept as given, as torch keeps it (F.conv* reads it)
     return tuple(v)
 
@@ -297,11 +297,10 @@ class _ConvTransposeNd(_ConvNd):
             min_sizes.append(low)
             max_sizes.append(low + stride[d] - 1)
         for size, low, high in zip(output_size, min_sizes, max_sizes, strict=False):
-            if not low <= size <= high:
+            if not low <= size <= high:  # (torch shows input.size()[2:], batched or not)
                 raise ValueError(
                     f"requested an output size of {shown}, but valid sizes range from "
-                    f"{min_sizes} to {max_sizes} (for an input of "
-                    f"{input.shape[input.ndim - num_spatial_dims :]})"
+                    f"{min_sizes} to {max_sizes} (for an input of {input.shape[2:]})"
                 )
         return tuple(size - low for size, low in zip(output_size, min_sizes, strict=False))
 

@@ -578,7 +578,7 @@ class LSTM(RNNBase):
                 kind = "unbatched 2-D" if want == 2 else "batched 3-D"
                 raise RuntimeError(
                     f"For {kind} input, hx and cx should also be {want}-D but got "
-                    f"({hx.ndim - 1}-D, {hx.ndim - 1}-D) tensors ({got})"
+                    f"({hx.ndim - 1}-D, {hx.ndim - 1}-D) tensors"
                 )
             raise TypeError(got)
         if not isinstance(hx, (tuple, list)):
