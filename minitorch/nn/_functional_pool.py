@@ -305,14 +305,7 @@ def _max_pool_lengths(n, input, kernel_size, stride, padding, dilation, op, pars
     padding and dilation, then the input's layout (a 2-d pool refuses a channels-last-3d
     input). An error path: the input's rank is wrong."""
     try:
-        ntuple(kernel_size, n, "kernel_size", op)
-        if not (stride is None or not is_index(stride) and not isinstance(stride, int)
-                and len(stride) == 0):  # fmt: skip
-            ntuple(stride, n, "stride", op)
-        ntuple(padding, n, "padding", op)
-        ntuple(dilation, n, "dilation", op)
-    except RuntimeError as e:
-        raise _pool_words(e, n, op) from None
+        _pool_lengths(n, op, kernel_size, stride, padding, dilation)
     except TypeError:  # torch's parser's words
         args = {"kernel_size": kernel_size, "stride": stride, "padding": padding,
                 "dilation": dilation}  # fmt: skip
@@ -482,12 +475,23 @@ def _avg_pool_args(n, kernel_size, stride, padding, ceil_mode, count_include_pad
             "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
             "divisor_override": divisor}  # fmt: skip
     _check_pool_args((op, False), args)
+    _pool_lengths(n, op, kernel_size, stride, padding)
+
+
+_AVG = object()  # _pool_lengths's dilation for the average pools, which have none
+
+
+def _pool_lengths(n, op, kernel_size, stride, padding, dilation=_AVG):
+    """torch's checks of the lengths of a pool's kernel_size, stride (an empty one stands for
+    the kernel's), padding and dilation (max pools), as its RuntimeErrors word them."""
     try:
         ntuple(kernel_size, n, "kernel_size", op)
         if not (stride is None or not is_index(stride) and not isinstance(stride, int)
                 and len(stride) == 0):  # fmt: skip
             ntuple(stride, n, "stride", op)
         ntuple(padding, n, "padding", op)
+        if dilation is not _AVG:
+            ntuple(dilation, n, "dilation", op)
     except RuntimeError as e:
         raise _pool_words(e, n, op) from None
 
