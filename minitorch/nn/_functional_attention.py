@@ -354,8 +354,15 @@ def _attend(
     dt = query.dtype
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     # mismatched head sizes or positions are left to the matmuls, whose messages are torch's
-    if enable_gqa and query.ndim >= 3:
-        # key and value are repeated each by its own group count (torch 2.13's math path)
+    if enable_gqa:
+        # key and value are repeated each by its own group count (torch 2.13's math path),
+        # which reads the head dim -3 of all three first
+        short = next((t for t in (query, key, value) if t.ndim < 3), None)
+        if short is not None:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-short.ndim}, "
+                f"{short.ndim - 1}], but got -3)"
+            )
         heads = query.shape[-3]
         if any(t.shape[-3] == 0 or heads % t.shape[-3] for t in (key, value)):
             # torch's message stops after "in " (its text is cut short in torch 2.13)

@@ -37,6 +37,9 @@ def canonical_mask(mask, name: str, like: Tensor, other=None, other_name: str = 
         _none_or_dtype(other)  # torch's callers read the other mask's dtype first: its error
     if mask is None:
         return None
+    is_bool = mask.dtype is _dtype.bool
+    if not is_bool and not mask.dtype.is_floating_point:  # torch refuses before it warns
+        raise AssertionError(f"only bool and floating types of {name} are supported")
     if other is not None and other.dtype is not mask.dtype:
         warnings.warn(
             f"Support for mismatched {name} and {other_name} is deprecated. Use same type for "
@@ -44,10 +47,8 @@ def canonical_mask(mask, name: str, like: Tensor, other=None, other_name: str = 
             UserWarning,
             stacklevel=3,
         )
-    if mask.dtype is _dtype.bool:
+    if is_bool:
         return zeros_like(mask, dtype=like.dtype).masked_fill(mask, float("-inf"))
-    if not mask.dtype.is_floating_point:
-        raise AssertionError(f"only bool and floating types of {name} are supported")
     return mask
 
 

@@ -147,33 +147,36 @@ def test_grid_sample_nearest_grid_gets_zero_gradient(n, device):
 
 def test_lstm_single_tensor_hx_raises_index_error():
     lstm = nn.LSTM(2, 3)
-    with pytest.raises(IndexError, match=r"LSTM: expected hx to be a tuple \(h_0, c_0\)"):
+    # torch's LSTM reads hx[0] and hx[1]: the Tensor's own indexing errors
+    with pytest.raises(IndexError, match="^index 1 is out of bounds for dimension 0 with size 1$"):
         lstm(mt.zeros(4, 1, 2), mt.zeros(1, 1, 3))
-    with pytest.raises(IndexError, match="LSTM"):
+    with pytest.raises(IndexError, match="^index 1 is out of bounds"):
         lstm(mt.zeros(4, 2), mt.zeros(1, 3))  # unbatched
     with pytest.raises(IndexError, match="0-dim"):
         lstm(mt.zeros(4, 1, 2), mt.tensor(1.0))
     # a Tensor of first dim 2 passes torch's indexing, then fails its rank check (its words)...
     with pytest.raises(RuntimeError, match="should also be 3-D but got \\(2-D, 2-D\\) tensors$"):
         lstm(mt.zeros(4, 1, 2), mt.zeros(2, 1, 3))
-    # ... or, when the ranks fit, is refused as the one Tensor it is
-    with pytest.raises(TypeError, match="single Tensor of size \\[2, 1, 1, 3\\]"):
+    # ... or, when the ranks fit, is refused by the lstm kernel's argument parser
+    with pytest.raises(TypeError, match=r"^lstm\(\) received an invalid combination"):
         lstm(mt.zeros(4, 1, 2), mt.zeros(2, 1, 1, 3))
+    h_n, c_n = lstm(mt.zeros(4, 2), mt.zeros(2, 1, 3))[1]  # unbatched: split, as in torch
+    assert h_n.shape == c_n.shape == (1, 3)
     packed = nn.utils.rnn.pack_padded_sequence(mt.zeros(4, 1, 2), [4])
-    with pytest.raises(TypeError, match="LSTM"):
+    with pytest.raises(TypeError, match=r"^lstm\(\) received an invalid combination"):
         lstm(packed, mt.zeros(1, 1, 3))
 
 
 def test_lstm_tuple_of_the_wrong_length_or_contents():
     lstm = nn.LSTM(2, 3)
     x, h = mt.zeros(4, 1, 2), mt.zeros(1, 1, 3)
-    with pytest.raises(IndexError, match="tuple of 1"):
+    with pytest.raises(IndexError, match="^tuple index out of range$"):
         lstm(x, (h,))
-    with pytest.raises(RuntimeError, match="LSTM expects two hidden states"):
+    with pytest.raises(RuntimeError, match="^lstm expects two hidden states$"):
         lstm(x, (h, h, h))
-    with pytest.raises(AttributeError, match=r"hx\[1\] is NoneType"):
+    with pytest.raises(AttributeError, match="^'NoneType' object has no attribute 'dim'$"):
         lstm(x, (h, None))
-    with pytest.raises(TypeError, match="LSTM.*got int"):
+    with pytest.raises(TypeError, match="^'int' object is not subscriptable$"):
         lstm(x, 3)
     out, (hn, cn) = lstm(x, [h, h])  # a list works, as in torch
     assert hn.shape == cn.shape == (1, 1, 3)
@@ -187,8 +190,7 @@ def test_lstm_tuple_of_the_wrong_length_or_contents():
 def test_gru_rnn_given_a_tuple_raise_attribute_error(cls):
     m = cls(2, 3)
     h = mt.zeros(1, 1, 3)
-    name = cls.__name__
-    with pytest.raises(AttributeError, match=f"{name}: expected hx to be a Tensor.*LSTM's"):
+    with pytest.raises(AttributeError, match="^'tuple' object has no attribute 'dim'$"):
         m(mt.zeros(4, 1, 2), (h, h))
     with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 1, 3\), got \[1, 1, 4\]"):
         m(mt.zeros(4, 1, 2), mt.zeros(1, 1, 4))
@@ -203,10 +205,10 @@ def test_cells_given_the_wrong_hx_form():
     for bad in ((h,), (h, h, h)):
         with pytest.raises(RuntimeError, match="^lstm_cell expects two hidden states$"):
             nn.LSTMCell(2, 3)(x, bad)
-    with pytest.raises(AttributeError, match=r"hx\[1\] is NoneType"):
+    with pytest.raises(AttributeError, match="^'NoneType' object has no attribute 'dim'$"):
         nn.LSTMCell(2, 3)(x, (h, None))
     for cls in (nn.GRUCell, nn.RNNCell):
-        with pytest.raises(AttributeError, match=f"{cls.__name__}: expected hx to be a Tensor"):
+        with pytest.raises(AttributeError, match="^'tuple' object has no attribute 'dim'$"):
             cls(2, 3)(x, (h,))
     assert nn.LSTMCell(2, 3)(x, [h, h])[0].shape == (4, 3)
 

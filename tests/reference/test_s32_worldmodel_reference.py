@@ -25,11 +25,10 @@ Found and fixed: none: the 49 programs found no difference from torch 2.13 in th
 back on the strict test device).
 
 Known and left (documented):
-- An LSTM given a single Tensor or a tuple of three as hx: torch's exception types, with
-  messages that say what LSTM expected (deliberate, tests/nn/test_nn_gaps.py); torch's words are
-  "index 1 is out of bounds for dimension 0 with size 1" and "lstm expects two hidden states".
-  A float16 hidden state with a float32/float64 LSTM: torch fails inside oneDNN or its matmul,
-  here with "Input and hidden tensors are not the same dtype". These record the type only.
+- An LSTM given a single Tensor or a tuple of three as hx, or a float16 hidden state with a
+  float32/float64 LSTM: these record the exception type only (the messages now are torch's too:
+  "index 1 is out of bounds for dimension 0 with size 1", "lstm expects two hidden states", and
+  oneDNN's or the matmul's words).
 - pack_padded_sequence with a length above the padded length raises here; torch 2.13 reads past
   the tensor without an error. Not recorded.
 - Records chosen for robustness: a float32 softmax can differ from torch's in the last bit, so

@@ -50,9 +50,9 @@ Known and left (documented):
   recorded in float64 only.
 - pack_padded_sequence with a length above the padded length: torch returns a PackedSequence
   read past the data (undefined), minitorch raises a clear RuntimeError. Not recorded.
-- LSTM given a single tensor as hx with a packed input: torch's C++ parser TypeError lists the
-  lstm kernel's overloads; minitorch says "expected hx to be a tuple (h_0, c_0)". A (h, c) pair
-  whose c has the wrong batch: torch's broadcast error, minitorch "Expected hidden[1] size".
+- (LSTM given a single tensor as hx with a packed input now gives torch's parser TypeError.) A
+  packed input's (h, c) pair whose c has the wrong batch: torch's kernel reads it unchecked (a
+  broadcast error), minitorch says "Expected hidden[1] size".
 - diff(x, out=x[:2]) (out overlapping the input): torch refuses ("some elements of the input
   tensor and the written-to tensor refer to a single memory location"); minitorch computes it.
 - out= of an op whose out tensor alone requires grad: outside the scans fixed here (exp, add,

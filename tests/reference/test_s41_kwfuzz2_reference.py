@@ -65,9 +65,7 @@ Known and left (_KNOWN, each a strict xfail):
 - batch_norm's eps as a 0-d tensor: torch reads its value (a host read); minitorch's kernel
   fails on it.
 - Module forwards: Conv2d given an integer input of the wrong rank (torch compares the input's
-  and bias's dtypes first: the convolution's own checks); LSTM's hx of a wrong form, whose
-  messages say what LSTM expected (a deliberate addition, pinned in tests/nn/test_nn_gaps.py)
-  where torch's are Python's ("'str' object has no attribute 'dim'"); MultiheadAttention's
+  and bias's dtypes first: the convolution's own checks); MultiheadAttention's
   key or value and TransformerEncoderLayer's src that are no tensors (torch's first read of
   them is .is_nested / .dtype; minitorch's is .ndim, on its hot path).
 - Messages printing a set (padding_mode's choices) are compared with the set sorted: its
@@ -630,11 +628,9 @@ _KNOWN = {
     "F.batch_norm(x, rm, rv, eps=t0)", "F.batch_norm(x, rm, rv, rv, rm, False, 0.1, t0)",
     "torch.batch_norm(x, rv, rm, rm, rv, False, 0.1, t0, True)",
     # module forward: an integer input of a Conv2d (torch compares the dtypes before the rank);
-    # LSTM's hx hints; MultiheadAttention's key/value and TransformerEncoderLayer's src that
-    # are no tensors (torch's first attribute read: is_nested, dtype)
-    "nn.Conv2d(3, 2, 3)(t0)", "nn.Conv2d(3, 2, 3)(idx)", 'nn.LSTM(4, 5)(x, hx="a")',
-    "nn.LSTM(4, 5)(x, hx=[1.5])", "nn.LSTM(4, 5)(x, hx=1.5)", "nn.LSTM(4, 5)(x, hx=t0)",
-    "nn.LSTM(4, 5)(x, hx=x4)", 'nn.MultiheadAttention(4, 2)(x, "a", x)',
+    # MultiheadAttention's key/value and TransformerEncoderLayer's src that are no tensors
+    # (torch's first attribute read: is_nested, dtype)
+    "nn.Conv2d(3, 2, 3)(t0)", "nn.Conv2d(3, 2, 3)(idx)", 'nn.MultiheadAttention(4, 2)(x, "a", x)',
     'nn.MultiheadAttention(4, 2)(x, x, "a")', "nn.MultiheadAttention(4, 2)(x, [1.5], x)",
     "nn.MultiheadAttention(4, 2)(x, x, [1.5])", "nn.MultiheadAttention(4, 2)(x, 1.5, x)",
     "nn.MultiheadAttention(4, 2)(x, x, 1.5)", "nn.MultiheadAttention(4, 2)(x, None, x)",

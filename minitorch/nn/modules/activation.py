@@ -511,6 +511,10 @@ class MultiheadAttention(Module):
         except AttributeError:  # torch's module reads query.dim() first: its AttributeError
             query.dim()
             raise
+        if is_causal and batched and _native_fast_path(self, query, key, value):
+            # torch's native kernel takes no is_causal: there the hint is dropped (a mask given
+            # applies as it is; without one, no causal mask and no error)
+            is_causal = False
         if self.batch_first and batched:
             # transposes keep `query is key is value` (self-attention takes one projection)
             if key is value:
@@ -521,31 +525,40 @@ class MultiheadAttention(Module):
                     value = key
             else:
                 query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        out, weights = multi_head_attention_forward(
-            query,
-            key,
-            value,
-            self.embed_dim,
-            self.num_heads,
-            self.in_proj_weight,
-            self.in_proj_bias,
-            self.bias_k,
-            self.bias_v,
-            self.add_zero_attn,
-            self.dropout,
-            self.out_proj.weight,
-            self.out_proj.bias,
-            training=self.training,
-            key_padding_mask=key_padding_mask,
-            need_weights=need_weights,
-            attn_mask=attn_mask,
-            use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight,
-            k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights,
-            is_causal=is_causal,
-        )
+        try:
+            out, weights = multi_head_attention_forward(
+                query,
+                key,
+                value,
+                self.embed_dim,
+                self.num_heads,
+                self.in_proj_weight,
+                self.in_proj_bias,
+                self.bias_k,
+                self.bias_v,
+                self.add_zero_attn,
+                self.dropout,
+                self.out_proj.weight,
+                self.out_proj.bias,
+                training=self.training,
+                key_padding_mask=key_padding_mask,
+                need_weights=need_weights,
+                attn_mask=attn_mask,
+                use_separate_proj_weight=not self._qkv_same_embed_dim,
+                q_proj_weight=self.q_proj_weight,
+                k_proj_weight=self.k_proj_weight,
+                v_proj_weight=self.v_proj_weight,
+                average_attn_weights=average_attn_weights,
+                is_causal=is_causal,
+            )
+        except AssertionError:
+            width = query.shape[-1] if batched else None  # (a 0-d query has none)
+            if batched and width != self.embed_dim and _native_fast_path(self, query, key, value):
+                # torch's native kernel checks the query's width with its own message
+                raise RuntimeError(
+                    f"passed-in embed_dim {self.embed_dim} didn't match last dim of query {width}"
+                ) from None
+            raise
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
@@ -570,6 +583,37 @@ class MultiheadAttention(Module):
                 merged = merged + padding.expand(-1, self.num_heads, -1, -1)
             mask_type = 2
         return merged, mask_type
+
+
+def _native_fast_path(mha: MultiheadAttention, query, key, value) -> bool:
+    """Whether torch would run a batched call of mha through its native kernel (torch's
+    conditions, MultiheadAttention.forward)."""
+    from minitorch import _autocast_state as _autocast
+    from minitorch import backends
+    from minitorch.autograd.grad_mode import is_grad_enabled
+
+    w, b = mha.in_proj_weight, mha.in_proj_bias
+    if (
+        not backends.mha.get_fastpath_enabled()
+        or query is not key
+        or key is not value
+        or w is None
+        or b is None
+        or query.dtype is not w.dtype
+        or query.dtype is not b.dtype
+        or mha.training
+        or mha.num_heads % 2
+        or not mha.batch_first
+        or mha.bias_k is not None
+        or mha.bias_v is not None
+        or mha.add_zero_attn
+        or _autocast.state.enabled["cuda"]  # torch.is_autocast_enabled(): CUDA's
+    ):
+        return False
+    tensors = (query, w, b, mha.out_proj.weight, mha.out_proj.bias)
+    if any(t._device.type not in ("cpu", "cuda") for t in tensors):
+        return False
+    return not (is_grad_enabled() and any(t.requires_grad for t in tensors))
 
 
 # torch defines __init__ and forward in each of these classes, so its argument errors name them

@@ -22,6 +22,14 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
+# torch's CPU LSTM's oneDNN kernel given weights or states of another dtype than its input
+_ONEDNN_DTYPE = "get_mkldnn_dtype: unsupported data type"  # (float64 ones)
+_ONEDNN_PRIMITIVE = (
+    "could not create a primitive descriptor for the LSTM forward propagation primitive. Run "
+    "workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic "
+    "information."
+)
+
 
 def _packed():
     from minitorch.nn.utils.rnn import PackedSequence
@@ -269,22 +277,35 @@ class RNNBase(Module):
                 f"model.to({input.dtype})"
             )
         expected = 2 if batch_sizes is not None else 3
-        if input.ndim != expected:
+        wrong_size = input.ndim > 0 and self.input_size != input.shape[-1]
+        # (packed LSTM data of another rank: its first matmul, of the rows by weight_ih_l0.T,
+        # refuses the feature size; with the right one, torch fails further in)
+        if input.ndim != expected and not (packed_lstm and wrong_size):
             raise RuntimeError(f"input must have {expected} dimensions, got {input.ndim}")
-        wrong_size = self.input_size != input.shape[-1]
         if wrong_size and not packed_lstm:
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                 f"{input.shape[-1]}"
             )
-        if mismatch:
+        if mismatch:  # packed LSTM: oneDNN's refusal, or the default kernel's first matmul
+            if self._runs_onednn(input, batch_sizes):
+                raise RuntimeError(
+                    _ONEDNN_DTYPE if w.dtype is _dtype.float64 else _ONEDNN_PRIMITIVE
+                )
+            if not self.bias:  # (mm; with biases addmm)
+                names = _dtype.CPP_NAMES
+                raise RuntimeError(
+                    "expected m1 and m2 to have the same dtype, but got: "
+                    f"{names[input.dtype.name]} != {names[w.dtype.name]}"
+                )
             raise RuntimeError(
                 "mat1 and mat2 must have the same dtype, but got "
                 f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(w.dtype)}"
             )
         if wrong_size:  # packed LSTM: its first matmul, of the packed rows by weight_ih_l0.T
+            rows = math.prod(input.shape[:-1])
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[-1]} "
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} "
                 f"and {self.input_size}x{w.shape[0]})"
             )
 
@@ -345,8 +366,9 @@ class RNNBase(Module):
         torch.nn.RNNBase.permute_hidden."""
         return hx if permutation is None else hx.index_select(1, permutation)
 
-    def _run(self, input, hx, cx):
-        """Unpacks the input (packed, batched, unbatched), runs the layers, packs the output."""
+    def _run(self, input, hx, cx, fault=None):
+        """Unpacks the input (packed, batched, unbatched), runs the layers, packs the output.
+        fault: LSTM's kernel error for its hx, raised after the sizes are checked."""
         self._update_flat_weights()
         PackedSequence = _packed()
         packed = isinstance(input, PackedSequence)
@@ -372,7 +394,7 @@ class RNNBase(Module):
             h_shape = self._hidden_shape(x, None, self.proj_size or self.hidden_size)
             self._check_hx_rank(hx, cx, unbatched, h_shape)
         self._check_input(x, batch_sizes)
-        hx, cx = self._initial_states(x, hx, cx, unbatched, batch_sizes, sorted_idx)
+        hx, cx = self._initial_states(x, hx, cx, unbatched, batch_sizes, sorted_idx, fault)
         if batch_sizes is None and x.shape[0] == 0:  # torch's kernel, after the Python checks
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         out, h_n, c_n = R.rnn_layers(
@@ -407,16 +429,15 @@ class RNNBase(Module):
     def _name(self) -> str:
         return type(self).__name__
 
-    def _check_hx_rank(self, hx, cx, unbatched: bool, h_shape=None, packed=False) -> None:
-        """The states' type and rank, which torch checks before the input's dtype and sizes."""
+    def _check_hx_rank(
+        self, hx, cx, unbatched: bool, h_shape=None, packed=False, attr="dim"
+    ) -> None:
+        """The states' type and rank, which torch checks before the input's dtype and sizes.
+        attr: the method torch's forward first calls on hx (dim; for a packed input size, or
+        index_select when it has sorted_indices)."""
         is_lstm = self.mode == "LSTM"
         if not is_lstm and not isinstance(hx, Tensor):
-            # torch's type: its first use of hx is hx.dim()
-            extra = " (a tuple (h_0, c_0) is LSTM's hx)" if isinstance(hx, (tuple, list)) else ""
-            raise AttributeError(
-                f"{self._name()}: expected hx to be a Tensor h_0 of size {h_shape}, but got "
-                f"{type(hx).__name__}{extra}"
-            )
+            raise AttributeError(f"'{type(hx).__name__}' object has no attribute '{attr}'")
         want = 2 if unbatched else 3
         if is_lstm:
             if hx.ndim != want or cx.ndim != want:
@@ -431,7 +452,7 @@ class RNNBase(Module):
                 f"For {kind} input, hx should also be {want}-D but got {hx.ndim}-D tensor"
             )
 
-    def _initial_states(self, x, hx, cx, unbatched, batch_sizes, sorted_idx):
+    def _initial_states(self, x, hx, cx, unbatched, batch_sizes, sorted_idx, fault=None):
         is_lstm = self.mode == "LSTM"
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         h_shape = self._hidden_shape(x, batch_sizes, real_hidden)
@@ -440,7 +461,8 @@ class RNNBase(Module):
             hx = zeros(h_shape, dtype=x.dtype, device=x.device)
             cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
             return hx, cx
-        self._check_hx_rank(hx, cx, unbatched, h_shape, batch_sizes is not None)
+        attr = "dim" if batch_sizes is None else "size" if sorted_idx is None else "index_select"
+        self._check_hx_rank(hx, cx, unbatched, h_shape, batch_sizes is not None, attr)
         if unbatched:
             hx = hx.unsqueeze(1)
             cx = cx.unsqueeze(1) if cx is not None else None
@@ -452,14 +474,15 @@ class RNNBase(Module):
             self._check_size(cx, c_shape, "Expected hidden[1] size {}, got {}")
         else:
             self._check_size(hx, h_shape, "Expected hidden size {}, got {}")
+        if fault is not None:  # (the first of torch's kernel's checks)
+            fault()
         for h in (hx, cx):  # torch's kernel checks the dtypes, after the sizes
             if h is None or h.dtype == x.dtype:
                 continue
             if is_lstm and self._runs_onednn(x, batch_sizes):  # (torch fails inside oneDNN)
-                raise RuntimeError(
-                    f"{self._name()}: Input and hidden tensors are not the same dtype, found "
-                    f"input tensor with {x.dtype} and hidden tensor with {h.dtype}"
-                )
+                if _dtype.float64 in (hx.dtype, cx.dtype):
+                    raise RuntimeError(_ONEDNN_DTYPE)
+                raise RuntimeError(_ONEDNN_PRIMITIVE)
             if h is cx:  # promotes the cell update (a later matmul refuses a wider state)
                 continue
             if not self.bias:  # the default kernel's first matmul: mm, or addmm with biases
@@ -519,10 +542,10 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        h0 = c0 = None
+        h0 = c0 = fault = None
         if hx is not None:
-            h0, c0 = self._split_hx(input, hx)
-        out, h_n, c_n = self._run(input, h0, c0)
+            h0, c0, fault = self._split_hx(input, hx)
+        out, h_n, c_n = self._run(input, h0, c0, fault)
         return out, (h_n, c_n)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes) -> tuple:
@@ -554,46 +577,42 @@ class LSTM(RNNBase):
             return hx
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
-    @staticmethod
-    def _split_hx(input, hx) -> tuple:
-        """hx as (h_0, c_0). The wrong forms raise the exception types torch's LSTM.forward
-        meets (it indexes hx[0], hx[1] and calls .dim() on them), with a message that says
-        what LSTM expected."""
-        expected = "LSTM: expected hx to be a tuple (h_0, c_0) of Tensors"
+    def _split_hx(self, input, hx) -> tuple:
+        """(h_0, c_0, fault) from hx as torch's LSTM.forward reads it: hx[0] and hx[1], so a
+        stacked Tensor or a longer tuple passes where torch's does (unbatched, or packed with
+        sorted_indices, where it is indexed before its kernel sees it). fault: what raises
+        torch's kernel error for an hx that reaches the kernel as it is (a Tensor, a tuple of
+        another length), called after the size checks; a packed input meets it at once."""
         packed = isinstance(input, _packed())
         if not packed and (not isinstance(input, Tensor) or input.ndim not in (2, 3)):
-            return hx, None  # _run raises torch's error for the input first, whatever hx is
-        if isinstance(hx, Tensor):
-            got = f"{expected}, but got a single Tensor of size {list(hx.shape)}"
-            if packed:
-                raise TypeError(got)
-            if hx.ndim == 0:
-                raise IndexError(f"{got}: invalid index of a 0-dim tensor")
-            if hx.shape[0] < 2:
-                raise IndexError(
-                    f"{got}: index 1 is out of bounds for dimension 0 with size {hx.shape[0]}"
-                )
-            want = input.ndim
-            if hx.ndim - 1 != want:
-                kind = "unbatched 2-D" if want == 2 else "batched 3-D"
-                raise RuntimeError(
-                    f"For {kind} input, hx and cx should also be {want}-D but got "
-                    f"({hx.ndim - 1}-D, {hx.ndim - 1}-D) tensors"
-                )
-            raise TypeError(got)
-        if not isinstance(hx, (tuple, list)):
-            raise TypeError(f"{expected}, but got {type(hx).__name__}")
-        if len(hx) < 2:
-            raise IndexError(f"{expected}, but got a {type(hx).__name__} of {len(hx)}")
-        if len(hx) > 2:
-            raise RuntimeError(
-                f"LSTM expects two hidden states (h_0, c_0), but got a {type(hx).__name__} of "
-                f"{len(hx)}"
-            )
-        for i, h in enumerate(hx):
-            if not isinstance(h, Tensor):
-                raise AttributeError(f"{expected}, but hx[{i}] is {type(h).__name__}")
-        return hx[0], hx[1]
+            return hx, None, None  # _run raises torch's error for the input first, whatever hx is
+        if packed and input.sorted_indices is None:
+            self._kernel_hx_check(input, hx)  # (torch's forward hands hx on untouched)
+            return hx[0], hx[1], None
+        # (the Python errors of torch's hx[0].dim() or hx[0].index_select(...), then hx[1]'s)
+        attr = "index_select" if packed else "dim"
+        h0 = hx[0]
+        if not isinstance(h0, Tensor):
+            raise AttributeError(f"'{type(h0).__name__}' object has no attribute '{attr}'")
+        c0 = hx[1]
+        if not isinstance(c0, Tensor):
+            raise AttributeError(f"'{type(c0).__name__}' object has no attribute '{attr}'")
+        unpaired = not packed and input.ndim == 3 and (isinstance(hx, Tensor) or len(hx) != 2)
+        return h0, c0, (lambda: self._kernel_hx_check(input, hx)) if unpaired else None
+
+    def _kernel_hx_check(self, input, hx) -> None:
+        """torch's lstm kernel on an hx that is not a pair of Tensors: its argument parser's
+        TypeError, or its own "lstm expects two hidden states"."""
+        from minitorch.nn._torch_namespace import _check_recurrent_args
+
+        common = (self._flat_weights, self.bias, self.num_layers, self.dropout, self.training)
+        if isinstance(input, _packed()):
+            args = (input.data, input.batch_sizes, hx, *common, self.bidirectional)
+        else:
+            args = (input, hx, *common, self.bidirectional, self.batch_first)
+        _check_recurrent_args("lstm", args, True)
+        if len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
 
 
 class GRU(RNNBase):
@@ -694,8 +713,26 @@ class RNNCellBase(Module):
                     f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
                     f"{self.hidden_size}"
                 )
+            if h.ndim == 3 and self._n_states == 1:
+                self._check_3d_state(h)
             hs[i] = h
         return x, hs, unbatched
+
+    def _check_3d_state(self, h: Tensor) -> None:
+        """An unbatched input's 2-D state, (1, B, H) once unsqueezed, passes torch's size checks
+        (its size(1) is B) and reaches the kernel's hidden projection, a linear of the (B, H)
+        rows; GRU's gates are then chunked along B, where its first sum fails."""
+        gates = self.weight_hh.shape[0]
+        if h.shape[2] != self.hidden_size:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({h.shape[0] * h.shape[1]}x"
+                f"{h.shape[2]} and {self.hidden_size}x{gates})"
+            )
+        if gates != self.hidden_size and h.shape[1] > 1:
+            raise RuntimeError(
+                f"The size of tensor a ({gates}) must match the size of tensor b "
+                f"({self.hidden_size}) at non-singleton dimension 2"
+            )
 
     def _states(self, hx, unbatched: bool = False) -> list:
         """hx as a list of Tensors: a Tensor for RNNCell and GRUCell, a pair for LSTMCell; the
@@ -718,26 +755,33 @@ class RNNCellBase(Module):
                     f"index {hx.shape[0]} is out of bounds for dimension 0 with size {hx.shape[0]}"
                 )
             return [hx[0], hx[1]]
+        # the Python errors of torch's forward, which calls hx.dim() (LSTMCell: iterates hx and
+        # calls .dim() on each item, then reads hx[0] and hx[1] of an unbatched input's hx)
         if self._n_states == 1:
             if not isinstance(hx, Tensor):
-                extra = " (a tuple (h_0, c_0) is LSTMCell's hx)" if isinstance(hx, tuple) else ""
-                raise AttributeError(
-                    f"{name}: expected hx to be a Tensor, but got {type(hx).__name__}{extra}"
-                )
+                raise AttributeError(f"'{type(hx).__name__}' object has no attribute 'dim'")
             return [hx]
+        given = hx
         if not isinstance(hx, (tuple, list)):
-            raise TypeError(
-                f"{name}: expected hx to be a tuple (h_0, c_0) of Tensors, not {type(hx).__name__}"
-            )
-        if len(hx) != 2:
-            raise RuntimeError("lstm_cell expects two hidden states")  # (torch's words)
+            hx = tuple(hx)  # (Python's TypeError for what does not iterate, as torch's loop)
         for i, h in enumerate(hx):
             if not isinstance(h, Tensor):
-                raise AttributeError(
-                    f"{name}: expected hx to be a tuple (h_0, c_0) of Tensors, but hx[{i}] is "
-                    f"{type(h).__name__}"
+                raise AttributeError(f"'{type(h).__name__}' object has no attribute 'dim'")
+            if h.ndim not in (1, 2):
+                raise ValueError(f"{name}: Expected hx[{i}] to be 1D or 2D, got {h.ndim}D instead")
+        if given is not hx:  # another iterable (a generator, a set): indexed, or parsed
+            if unbatched and not hasattr(type(given), "__getitem__"):
+                raise TypeError(f"'{type(given).__name__}' object is not subscriptable")
+            if not unbatched:
+                raise TypeError(
+                    "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not "
+                    f"{type(given).__name__}"
                 )
-        return list(hx)
+        if unbatched and len(hx) < 2:
+            raise IndexError(f"{type(hx).__name__} index out of range")
+        if not unbatched and len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")  # (torch's kernel's words)
+        return [hx[0], hx[1]]
 
     def _zeros(self, x: Tensor) -> Tensor:
         return zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)

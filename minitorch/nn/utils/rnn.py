@@ -142,11 +142,14 @@ def _host_lengths(lengths) -> list:
     return [int(v) for v in lengths]
 
 
-def _pack_lengths(lengths, enforce_sorted: bool = True) -> list:
+def _pack_lengths(lengths, enforce_sorted: bool = True, device=None) -> list:
     """pack_padded_sequence's lengths as a host list: torch converts them to an int64 tensor and
-    requires it to be 1-D and on the CPU (unsorted, it first sorts them and index_selects the
-    batch with the order, which refuses a matrix)."""
+    requires it to be 1-D and on the CPU (unsorted, it first sorts them, moves the order to the
+    input's device (none to copy out of a meta tensor) and index_selects the batch with it,
+    which refuses a matrix)."""
     t = lengths if isinstance(lengths, Tensor) else tensor(lengths, dtype=_dtype.int64)
+    if not enforce_sorted and t.device.type == "meta" and device != t.device:
+        t.to(device)  # (raises torch's NotImplementedError)
     if not enforce_sorted and t.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if t.ndim != 1 or t.device.type != "cpu":
@@ -177,9 +180,9 @@ def pack_padded_sequence(
         )
     if input.numel() == 0:  # torch checks this before anything else
         raise RuntimeError("Cannot pack empty tensors.")
-    lengths = _pack_lengths(lengths, enforce_sorted)
-    x = input.transpose(0, 1) if batch_first else input
+    lengths = _pack_lengths(lengths, enforce_sorted, input.device)
     if enforce_sorted:
+        x = input.transpose(0, 1) if batch_first else input
         # unsorted, torch index_selects the batch by the order first: fewer lengths than
         # sequences pack the first ones, more raise index_select's IndexError
         if len(lengths) != x.size(1):
