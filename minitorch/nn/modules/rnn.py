@@ -391,8 +391,7 @@ class RNNBase(Module):
             if self.batch_first:
                 x = x.transpose(0, 1)
         if hx is not None and not packed:  # torch checks the states' rank first
-            h_shape = self._hidden_shape(x, None, self.proj_size or self.hidden_size)
-            self._check_hx_rank(hx, cx, unbatched, h_shape)
+            self._check_hx_rank(hx, cx, unbatched)
         self._check_input(x, batch_sizes)
         hx, cx = self._initial_states(x, hx, cx, unbatched, batch_sizes, sorted_idx, fault)
         if batch_sizes is None and x.shape[0] == 0:  # torch's kernel, after the Python checks
@@ -429,9 +428,7 @@ class RNNBase(Module):
     def _name(self) -> str:
         return type(self).__name__
 
-    def _check_hx_rank(
-        self, hx, cx, unbatched: bool, h_shape=None, packed=False, attr="dim"
-    ) -> None:
+    def _check_hx_rank(self, hx, cx, unbatched: bool, packed=False, attr="dim") -> None:
         """The states' type and rank, which torch checks before the input's dtype and sizes.
         attr: the method torch's forward first calls on hx (dim; for a packed input size, or
         index_select when it has sorted_indices)."""
@@ -462,7 +459,7 @@ class RNNBase(Module):
             cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
             return hx, cx
         attr = "dim" if batch_sizes is None else "size" if sorted_idx is None else "index_select"
-        self._check_hx_rank(hx, cx, unbatched, h_shape, batch_sizes is not None, attr)
+        self._check_hx_rank(hx, cx, unbatched, batch_sizes is not None, attr)
         if unbatched:
             hx = hx.unsqueeze(1)
             cx = cx.unsqueeze(1) if cx is not None else None
