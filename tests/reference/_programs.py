@@ -245,6 +245,15 @@ def assert_calls_match(prog, torch):
     assert_records_match(want, got, 0.0)
 
 
+def assert_sweep_matches(records, calls, torch):
+    """Asserts records(lib, calls), the records of an argument-error sweep's calls (run_calls),
+    are the same texts under torch and minitorch, listing the first ten that differ."""
+    import minitorch
+
+    diffs = record_diffs(records(torch, calls), records(minitorch, calls), 0.0)
+    assert not diffs, "\n".join(diffs[:10])
+
+
 def seeded_gen(lib, seed):
     """A new generator of `lib` seeded with `seed` (the programs draw with one per call)."""
     return lib.Generator().manual_seed(seed)
