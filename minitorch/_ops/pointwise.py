@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator as _operator
 
 from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_positional
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     _OperandTypeError,
     called_by_operator,
@@ -34,7 +36,17 @@ from minitorch._ops._parser_errors import binary_overload_error, clamp_error
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _NO_OPERAND
-from minitorch.autograd.function import Function, _Kept, _raise_broadcast_error, name_node
+from minitorch.autograd.function import (
+    Function,
+    _Kept,
+    _raise_broadcast_error,
+    fast_path,
+    name_node,
+    plain_result,
+)
+from minitorch.autograd.grad_mode import state as _grad_state
+
+_CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 
 __all__ = [
     "add",
@@ -248,6 +260,17 @@ def _number_first(op, number, rest, alpha):
 
 def add(input, other, *args, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add (and its deprecated add(input, alpha, other))."""
+    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Add.forward's sum
+        if alpha is _ONE and not args and _plain_pair(input, other, out):
+            try:
+                return plain_result(input._data + other._data, _CPU)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
+    elif alpha is _ONE and not args and _plain_number(input, other, out):
+        try:
+            return plain_result(input._data + other, _CPU)
+        except Exception:
+            pass
     if args:  # NOTE [ Deprecated number-first add/sub ]
         other, alpha = _number_first("add", other, args, alpha)
     if not (
@@ -308,6 +331,22 @@ def _with_alpha(cls, input, other, alpha, out, negate):
 
 def sub(input, other, *args, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub (and its deprecated sub(input, alpha, other))."""
+    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Sub.forward's difference
+        if (  # (two bool tensors: torch's error)
+            alpha is _ONE
+            and not args
+            and _plain_pair(input, other, out)
+            and input._data.dtype.kind == "f"
+        ):
+            try:
+                return plain_result(input._data - other._data, _CPU)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
+    elif alpha is _ONE and not args and _plain_number(input, other, out):
+        try:
+            return plain_result(input._data - other, _CPU)
+        except Exception:
+            pass
     if args:  # NOTE [ Deprecated number-first add/sub ]
         other, alpha = _number_first("sub", other, args, alpha)
     if (
@@ -602,8 +641,48 @@ def rsub(input, other, *args, alpha=1):
     return name_node(out, name, (input, other), shown=shown)
 
 
+def _plain_pair(a, b, out) -> bool:
+    """Whether the op of the tensors a and b may take the no-grad fast path (NOTE [ The no-grad
+    fast path ] in minitorch/autograd/function.py): b is known to be a plain Tensor."""
+    return (
+        a.__class__ is Tensor
+        and a._device is _CPU
+        and b._device is _CPU
+        and a._data.dtype is b._data.dtype
+        and out is None
+        and not ((a._requires_grad or b._requires_grad) and _grad_state.enabled)
+        and fast_path[0]
+    )
+
+
+def _plain_number(a, b, out) -> bool:
+    """Whether the op of the tensor a and the Python number b may take the no-grad fast path: a
+    float32 or float64 a, whose dtype a number keeps (a half one rounds the number first)."""
+    return (
+        (b.__class__ is float or b.__class__ is int)
+        and a.__class__ is Tensor
+        and a._device is _CPU
+        and out is None
+        and not (a._requires_grad and _grad_state.enabled)
+        and a._data.dtype.kind == "f"
+        and a._data.dtype.itemsize >= 4
+        and fast_path[0]
+    )
+
+
 def mul(input, other, *, out=None):
     """input * other. Mirrors torch.mul."""
+    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Mul.forward's product
+        if _plain_pair(input, other, out):
+            try:
+                return plain_result(input._data * other._data, _CPU)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
+    elif _plain_number(input, other, out):
+        try:
+            return plain_result(input._data * other, _CPU)
+        except Exception:
+            pass
     if not (
         isinstance(other, Tensor)
         and isinstance(input, Tensor)
@@ -666,6 +745,21 @@ def _scalar_scale(input, other) -> bool:
 
 def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
+    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Div.forward's quotient
+        if (  # (integers divide into the default float dtype)
+            rounding_mode is None
+            and _plain_pair(input, other, out)
+            and input._data.dtype.kind == "f"
+        ):
+            try:
+                return plain_result(input._data / other._data, _CPU)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
+    elif rounding_mode is None and _plain_number(input, other, out):
+        try:
+            return plain_result(input._data / other, _CPU)
+        except Exception:
+            pass
     if rounding_mode is None:
         if not (
             isinstance(other, Tensor)
@@ -1594,9 +1688,20 @@ def mask_gradient(xp, grad, keep, out=None):
     return xp.multiply(grad.view(bits), keep, dtype=bits).view(grad.dtype)
 
 
-def _unary_float(fn, name):
-    # input REQUIRED, extra: torch's parser wording of torch.exp() and torch.exp(x, 1)
+def _unary_float(fn, name, kernel):
+    # input REQUIRED, extra: torch's parser wording of torch.exp() and torch.exp(x, 1);
+    # kernel: what fn.forward computes, on a NumPy array (NOTE [ The no-grad fast path ])
     def op(input=REQUIRED, *extra, out=None):
+        if (
+            input.__class__ is Tensor
+            and input._device is _CPU
+            and out is None
+            and not extra
+            and not (input._requires_grad and _grad_state.enabled)
+            and input._data.dtype.kind == "f"
+            and fast_path[0]
+        ):
+            return plain_result(kernel(input._data), _CPU)
         try:
             dt = input._data.dtype
         except AttributeError:  # torch.exp(1.0), torch.sqrt(ndarray): zero-cost when a tensor
@@ -1615,11 +1720,11 @@ def _unary_float(fn, name):
     return op
 
 
-exp = _unary_float(Exp, "exp")
-log = _unary_float(Log, "log")
-sqrt = _unary_float(Sqrt, "sqrt")
-tanh = _unary_float(Tanh, "tanh")
-sigmoid = _unary_float(Sigmoid, "sigmoid")
+exp = _unary_float(Exp, "exp", _CPU_XP.exp)
+log = _unary_float(Log, "log", _CPU_XP.log)
+sqrt = _unary_float(Sqrt, "sqrt", _CPU_XP.sqrt)
+tanh = _unary_float(Tanh, "tanh", _CPU_XP.tanh)
+sigmoid = _unary_float(Sigmoid, "sigmoid", functools.partial(Sigmoid.kernel, _CPU_XP))
 
 
 def abs(input=REQUIRED, *extra, out=None):

@@ -13,6 +13,7 @@ from minitorch._arg_errors import (
     too_many_positional,
     unexpected_keyword,
 )
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     cast,
     check_int,
@@ -42,7 +43,17 @@ from minitorch._ops.shape import Expand
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
-from minitorch.autograd.function import Function, check_watched, saved_uint64, watch_index
+from minitorch.autograd.function import (
+    Function,
+    check_watched,
+    fast_path,
+    plain_result,
+    saved_uint64,
+    watch_index,
+)
+from minitorch.autograd.grad_mode import state as _grad_state
+
+_CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 
 # fmt: off
 __all__ = [
@@ -470,6 +481,21 @@ def sum(
     keepdims=None, out=None,
 ):  # fmt: skip
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
+    if (  # NOTE [ The no-grad fast path ] in minitorch/autograd/function.py: Sum.forward's sum
+        dim is _MISSING
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and keepdim is False
+        and dtype is None
+        and out is None
+        and not extra
+        and axis is _MISSING
+        and keepdims is None
+        and not (input._requires_grad and _grad_state.enabled)
+        and input._data.dtype.kind == "f"
+        and fast_path[0]
+    ):
+        return plain_result(sum_array(_CPU_XP, input._data, None, False), _CPU)
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]

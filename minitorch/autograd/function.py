@@ -8,6 +8,9 @@ import warnings
 import weakref
 from collections import OrderedDict
 
+from numpy import asarray as _np_asarray
+from numpy import ndarray as _np_ndarray
+
 from minitorch._arg_errors import unexpected_keyword
 from minitorch._backend import default_device
 from minitorch._dtype import _REGISTERED_TYPES, _SCALAR_NAMES
@@ -906,6 +909,36 @@ class Function(metaclass=FunctionMeta):
         if cls._is_view:
             _mark_view(result, args[0], cls, args[1:], kwargs)
         return result
+
+
+# NOTE [ The no-grad fast path ]
+# Where no graph is recorded, a few ops that run in every loop (the arithmetic operators, the
+# common unary functions, a full sum) skip Function.apply on the CPU: their op function tests
+# that the operands are plain CPU tensors (no subclass, same device; for two tensors, one
+# dtype), that nothing is recorded, and that no profile is open, then calls the NumPy kernel the
+# op's forward calls and wraps its array with plain_result. The result is the one apply would
+# make, in about half the time (x * y on (32, 32): 1.2 -> 0.6 us; bench/ pointwise_fwd_nograd).
+# Anything else (a node to record, a subclass, another device, promotion, out=, a kernel
+# error, which the full path raises in torch's words) takes the full path, which computes
+# afresh. A fast path is only ever an op function's first test, and each names the forward
+# it stands for.
+fast_path = [True]  # False while a profile records ops (minitorch/autograd/profiler.py)
+
+
+def plain_result(out, device):
+    """A new tensor holding the array `out` on device, with no history: Function.apply's result
+    for a built-in op that records no node (its 0-d results made arrays), for the fast paths."""
+    if out.__class__ is not _np_ndarray:
+        out = _np_asarray(out)  # NumPy's 0-d results are scalars
+    result = _new_object(Tensor)  # first: NOTE [ Inference tensors ] (grad_mode.py)
+    result._vc = [0]
+    result._data = out
+    result._device = device
+    result._requires_grad = False
+    result._grad_fn = None
+    result._base = None
+    result._grad = None
+    return result
 
 
 # NOTE [ Binding a custom Function's arguments ]
