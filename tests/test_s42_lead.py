@@ -111,6 +111,49 @@ def test_unary_match_the_full_path(name, dtype, shape):
     same(*both(lambda: getattr(torch, name)(b)))
 
 
+MORE_UNARY = {
+    "neg": lambda a: -a, "torch.neg": torch.neg, "relu": torch.relu,
+    "Tensor.relu": torch.Tensor.relu,
+    "square": lambda a: a**2, "pow3": lambda a: a.pow(3), "pow-0.5": lambda a: torch.pow(a, -0.5),
+    "pow0.5": lambda a: a**0.5, "pow-2": lambda a: a**-2, "pow1.7": lambda a: a**1.7,
+    "pow0": lambda a: a**0,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(MORE_UNARY))
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(3, 4), (), (0, 2), (5,), (40,)], ids=str)
+def test_more_unary_match_the_full_path(name, dtype, shape):
+    fn = MORE_UNARY[name]
+    a = make(shape, dtype, 5)
+    try:
+        with torch.no_grad(), full_path():
+            fn(a)
+    except RuntimeError as e:  # -bool, relu(bool), int ** -2: the full path's error
+        with torch.no_grad(), pytest.raises(RuntimeError, match=str(e)[:30]):
+            fn(a)
+        return
+    same(*both(lambda: fn(a)))
+    if a.dim() == 2:
+        same(*both(lambda: fn(a.t())))  # transposed
+        if a.numel():  # expanded: NOTE [ Preserved layouts ]
+            same(*both(lambda: fn(a[:1].expand(5, a.shape[1]))))
+
+
+@pytest.mark.parametrize("op", [torch.maximum, torch.minimum], ids=["maximum", "minimum"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_maximum_minimum_match_the_full_path(op, dtype, shapes):
+    a, b = make(shapes[0], dtype, 6), make(shapes[1], dtype, 7)
+    same(*both(lambda: op(a, b)))
+    if dtype.is_floating_point:  # ties between 0. and -0.: torch returns the input
+        z, nz = torch.zeros(4, dtype=dtype), -torch.zeros(4, dtype=dtype)
+        same(*both(lambda: op(z, nz)))
+        same(*both(lambda: op(nz, z)))
+        n = torch.tensor([float("nan"), 1.0, float("nan"), 2.0], dtype=dtype)
+        same(*both(lambda: op(n, z)))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("shape", [(3, 4), (), (0, 2), (100, 300), (7,)], ids=str)
 def test_full_sum_matches_the_full_path(dtype, shape):
@@ -124,10 +167,15 @@ def test_full_sum_matches_the_full_path(dtype, shape):
 def test_fast_path_is_taken_only_with_nothing_to_record():
     x = torch.randn(3, 4, requires_grad=True)
     y = torch.randn(3, 4)
-    for out in (x * y, x + 2, y - x, x / y, x.exp(), torch.tanh(x), x.sum(), x.sigmoid()):
+
+    def ops():
+        return (x * y, x + 2, y - x, x / y, x.exp(), torch.tanh(x), x.sum(), x.sigmoid(), -x,
+                x.relu(), x**2, torch.maximum(x, y), torch.minimum(y, x))  # fmt: skip
+
+    for out in ops():
         assert out.requires_grad and out.grad_fn is not None
     with torch.no_grad():
-        for out in (x * y, x + 2, y - x, x / y, x.exp(), torch.tanh(x), x.sum(), x.sigmoid()):
+        for out in ops():
             assert not out.requires_grad and out.grad_fn is None
     with torch.enable_grad():  # nothing requires grad: no node either way
         assert (y * y).grad_fn is None

@@ -1099,6 +1099,16 @@ def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
 
 def neg(input=REQUIRED, *extra, out=None):
     """-input. Mirrors torch.neg."""
+    if (  # NOTE [ The no-grad fast path ]: Neg.forward's negation
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and out is None
+        and not extra
+        and not (input._requires_grad and _grad_state.enabled)
+        and input._data.dtype.kind in "fiu"
+        and fast_path[0]
+    ):
+        return plain_result(-input._data, _CPU)
     try:
         kind = input._data.dtype.kind
     except AttributeError:  # torch.neg(1)
@@ -1311,6 +1321,17 @@ _NOT_GIVEN = object()  # (None is a value: `None ** t` reaches pow as its input)
 def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
     """input ** exponent (either may be a number; a number base may be passed as `self=`).
     Mirrors torch.pow."""
+    if (  # NOTE [ The no-grad fast path ]: PowScalar.forward's power
+        (exponent.__class__ is int or exponent.__class__ is float)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and out is None
+        and self is _NOT_GIVEN
+        and not (input._requires_grad and _grad_state.enabled)
+        and input._data.dtype.char in "fd"
+        and fast_path[0]
+    ):
+        return plain_result(_pow_number(_CPU_XP, input._data, exponent), _CPU)
     if input is _NOT_GIVEN or self is not _NOT_GIVEN or exponent is _NOT_GIVEN:  # (rare)
         input = _pow_self(input, exponent, self)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
@@ -1583,19 +1604,20 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, a):
-        x = a._data
+        out = Relu.kernel(ctx.xp, a._data)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def kernel(xp, x):
         # against an array of zeros, not the number 0: NumPy's maximum with a scalar operand is
         # not vectorised (3x slower). On a tie NumPy returns the second operand, so relu(-0.) is
         # -0. as torch's (float16's maximum returns the first: _HalfRelu)
-        xp = ctx.xp  # zeros laid out as x, so the result is laid out as torch's
-        if x.flags.c_contiguous:
-            out = xp.maximum(xp.zeros(x.shape, x.dtype), x)
-        elif 0 in x.strides:  # expanded (rare): NOTE [ Preserved layouts ]
-            out = _memory_format.into_layout_of(xp, x, xp.maximum(xp.zeros(x.shape, x.dtype), x))
-        else:
-            out = xp.maximum(xp.zeros_like(x), x)
-        ctx.save_for_backward(out)
-        return out
+        if x.flags.c_contiguous:  # zeros laid out as x, so the result is laid out as torch's
+            return xp.maximum(xp.zeros(x.shape, x.dtype), x)
+        if 0 in x.strides:  # expanded (rare): NOTE [ Preserved layouts ]
+            return _memory_format.into_layout_of(xp, x, xp.maximum(xp.zeros(x.shape, x.dtype), x))
+        return xp.maximum(xp.zeros_like(x), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1755,6 +1777,15 @@ def sign(input=REQUIRED, *extra, out=None):
 
 def relu(input=REQUIRED, *extra):
     """max(input, 0). Mirrors torch.relu."""
+    if (  # NOTE [ The no-grad fast path ]: Relu.forward's kernel
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and not extra
+        and not (input._requires_grad and _grad_state.enabled)
+        and input._data.dtype.char in "fd"
+        and fast_path[0]
+    ):
+        return plain_result(Relu.kernel(_CPU_XP, input._data), _CPU)
     try:
         dt = input._data.dtype
     except AttributeError:  # torch.relu(None): zero-cost when a tensor
@@ -1835,6 +1866,14 @@ def _split_grad(select, zero, grad, a, b, loses, needs):
 
 def maximum(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise maximum of two tensors. Mirrors torch.maximum."""
+    if (  # NOTE [ The no-grad fast path ]: Maximum.forward's kernel
+        other.__class__ is Tensor
+        and not extra
+        and out is None
+        and _plain_pair(input, other, None)
+        and input._data.dtype.char in "fd"
+    ):
+        return plain_result(_CPU_XP.maximum(other._data, input._data), _CPU)  # (a tie: input)
     _require_tensors(input, other, "maximum", extra)
     a, b, _ = promote(input, other, "maximum")
     return _out(Maximum.apply(a, b), out)
@@ -1842,6 +1881,14 @@ def maximum(input=REQUIRED, other=REQUIRED, *extra, out=None):
 
 def minimum(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise minimum of two tensors. Mirrors torch.minimum."""
+    if (  # NOTE [ The no-grad fast path ]: Minimum.forward's kernel
+        other.__class__ is Tensor
+        and not extra
+        and out is None
+        and _plain_pair(input, other, None)
+        and input._data.dtype.char in "fd"
+    ):
+        return plain_result(_CPU_XP.minimum(other._data, input._data), _CPU)  # (a tie: input)
     _require_tensors(input, other, "minimum", extra)
     a, b, _ = promote(input, other, "minimum")
     return _out(Minimum.apply(a, b), out)
