@@ -140,6 +140,36 @@ def test_more_unary_match_the_full_path(name, dtype, shape):
             same(*both(lambda: fn(a[:1].expand(5, a.shape[1]))))
 
 
+CLAMPS = [
+    (0, 1), (-0.5, None), (None, 0.25), (1, 0), (0, None), (None, 0), (-1e6, None), (0.0, 1e30),
+    (float("nan"), None), (None, float("-inf")), (True, None), (2, 2),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("bounds", CLAMPS, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(3, 4), (), (0, 2)], ids=str)
+def test_clamp_matches_the_full_path(bounds, dtype, shape):
+    lo, hi = bounds
+    a = make(shape, dtype, 8)
+    if dtype.is_floating_point and a.numel():
+        a.view(-1)[0] = -0.0
+        a.view(-1)[-1] = float("nan")
+    for fn in (lambda: a.clamp(lo, hi), lambda: torch.clamp(a, min=lo, max=hi),
+               lambda: a.clip(lo, hi)):  # fmt: skip
+        err = None
+        try:
+            with torch.no_grad(), full_path():
+                fn()
+        except (RuntimeError, NotImplementedError) as e:
+            err = e
+        if err is not None:
+            with torch.no_grad(), pytest.raises(type(err)):
+                fn()
+            continue
+        same(*both(fn))
+
+
 @pytest.mark.parametrize("op", [torch.maximum, torch.minimum], ids=["maximum", "minimum"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("shapes", SHAPES, ids=str)
@@ -170,7 +200,8 @@ def test_fast_path_is_taken_only_with_nothing_to_record():
 
     def ops():
         return (x * y, x + 2, y - x, x / y, x.exp(), torch.tanh(x), x.sum(), x.sigmoid(), -x,
-                x.relu(), x**2, torch.maximum(x, y), torch.minimum(y, x))  # fmt: skip
+                x.relu(), x**2, torch.maximum(x, y), torch.minimum(y, x), x.clamp(0, 1),
+                x.clamp(max=0.5))  # fmt: skip
 
     for out in ops():
         assert out.requires_grad and out.grad_fn is not None

@@ -2045,6 +2045,20 @@ def _as_number(t: Tensor):
 
 def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
+    if (  # NOTE [ The no-grad fast path ]: Clamp.forward's clip, for float32/64 and number bounds
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and out is None
+        and not extra
+        and _plain_bound(min)
+        and _plain_bound(max)
+        and (min is not None or max is not None)
+        and not (input._requires_grad and _grad_state.enabled)
+        and input._data.dtype.char in "fd"
+        and fast_path[0]
+    ):
+        lo, hi = -_INF if min is None else min, _INF if max is None else max
+        return plain_result(_CPU.backend.clip_ufunc(input._data, lo, hi), _CPU)
     if extra or not isinstance(input, Tensor):  # (both overloads take the call: it lists them)
         raise clamp_error("clamp", input, min, max, out, extra)
     if min is None and max is None:
@@ -2114,6 +2128,14 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
         kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
         raise _dtype.float8_error(kernel + "_scalar_cpu", dt)
     return _out_exact(Clamp.apply(input, min=min, max=max), out)
+
+
+def _plain_bound(b) -> bool:
+    """Whether b is a bound clamp's fast path takes: None, or an int or float that needs no
+    range check (NaN does not: it fails the comparison)."""
+    return b is None or (
+        (b.__class__ is float or b.__class__ is int) and -65504.0 <= b <= 65504.0
+    )
 
 
 def _clamp_into_input(input, min, max):
