@@ -222,16 +222,32 @@ def via_float32(a, npdt):
             return checked_int(a, npdt)
         if a.__class__ is builtins.float:  # masked_fill(m, float('-inf')) on a long tensor
             checked_float_int(a, npdt)
-        elif getattr(getattr(a, "dtype", None), "name", None) in _ML_DTYPES:
+        elif _ml_stored(getattr(a, "dtype", None)):
             # ml_dtypes clips a negative bfloat16 (or float8) to 0 in an unsigned type; torch
             # converts as from a float (-2.25 -> uint8 254, as float32 and float16 do)
             return a.astype("float32")
-        elif npdt == "uint8" and getattr(a, "dtype", None) == "float64":
+        elif npdt == _NP_UINT8 and getattr(a, "dtype", None) == "float64":
             # c10 makes a uint8 from a double through int64 (-2147483649.0 -> 255, 4294967301.0
             # -> 5); NumPy goes through int32 there (both give 0)
             with np.errstate(invalid="ignore"):
                 return a.astype("int64")
     return a
+
+
+_NP_UINT8 = np.dtype("uint8")  # (a comparison with a NumPy dtype, not a str, parses nothing)
+_ML_BY_NUMPY: dict = {}  # NumPy dtype -> whether ml_dtypes stores it, see _ml_stored
+
+
+def _ml_stored(npdt) -> builtins.bool:
+    """Whether npdt (a NumPy dtype, or None) is one of ml_dtypes' (bfloat16, the float8 dtypes):
+    its name is read once per dtype (a NumPy dtype's name costs microseconds)."""
+    try:
+        return _ML_BY_NUMPY[npdt]
+    except KeyError:
+        ml = _ML_BY_NUMPY[npdt] = getattr(npdt, "name", None) in _ML_DTYPES
+        return ml
+    except TypeError:  # (unhashable)
+        return getattr(npdt, "name", None) in _ML_DTYPES
 
 
 def cast_to_float8(a, npdt):

@@ -45,6 +45,8 @@ def _device(device) -> Device:
         device = default_device()
         if device is cpu:
             return cpu
+    elif device is cpu or (device.__class__ is str and device == "cpu"):
+        return cpu  # (tensor_device's answer, without parsing)
     try:
         return tensor_device(device)
     except TypeError:
@@ -158,6 +160,17 @@ _NO_VARARGS_OVERLOADS = {
 
 _SEQUENCES = (tuple, list, Size)
 
+# NOTE [ The factories' common call ]
+# zeros(32, 32), zeros((32, 32)), ones, empty and full of a float, with no keyword or with
+# dtype=, device=, requires_grad=, run in every training loop (buffers, masks, targets), so
+# their common case is read inline: a size of non-negative Python ints, as varargs or one
+# tuple, list or Size, taken as NumPy's shape as it is (NumPy reads a list or Size as the
+# tuple _shape returns); a dtype given as a dtype object; the default device or the CPU
+# (_device's answer, without parsing). Anything else goes to the general helpers (_shape,
+# _dtype_arg, _device), which give torch's errors in torch's order, so the inline tests
+# only ever choose between two ways to the same tensor. requires_grad=False skips
+# _require_grad, and memory_format=None _in_format (whose default is contiguous_format).
+
 
 def _shape_seq(seq, op: str, pos) -> tuple:
     if seq.__class__ in _SEQUENCES:
@@ -202,6 +215,8 @@ def _shape_seq(seq, op: str, pos) -> tuple:
 def _size_kwarg(kwargs: dict, op: str):
     """The size= keyword of a factory taking *size (the only extra keyword allowed); kwargs is
     left as it is (rand's error path reads it)."""
+    if not kwargs:
+        return None
     for name in kwargs:
         if name != "size":
             raise unexpected_keyword(op, name)
@@ -556,6 +571,13 @@ def _fast_plain(data, dt):
         inferred = _dtype.int64 if int in types else _dtype.bool
         dt = inferred if dt is None else dt
         if dt is not inferred:
+            if inferred is _dtype.int64 and (dt is _dtype.float32 or dt is _dtype.float64):
+                # ints into a float dtype: read as int64, then cast (the general path's steps;
+                # no int64 is beyond float32's range, so the cast never warns)
+                try:
+                    return np.array(data, dtype=np.int64).astype(dt.np), dt
+                except OverflowError:
+                    return None
             return None
     try:
         return np.array(data, dtype=dt.np), dt
@@ -695,6 +717,12 @@ def _int_leaves(data, dt) -> np.ndarray:
 def _check_ndarray(a: np.ndarray):
     """The dtype of a NumPy array a tensor can wrap; torch's errors otherwise."""
     dt = _dtype.from_numpy(a.dtype)  # TypeError (unsupported) / ValueError (byte order)
+    itemsize = a.itemsize
+    for s in a.strides:
+        if s < 0 or s % itemsize:
+            break
+    else:
+        return dt  # (the common case: the checks below, in one pass)
     if any(s < 0 for s in a.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative "
@@ -787,7 +815,7 @@ def tensor(
         dev = data._device if device is None else _device(device)
         arr = _copy_tensor(data, data.dtype if dt is None else dt, dev)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
-    dev = _device(device)
+    dev = cpu if device is None and default_device() is cpu else _device(device)
     if isinstance(data, np.ndarray):
         src_dt = _check_ndarray(data)
         target = src_dt if dt is None else dt
@@ -1031,9 +1059,13 @@ def _numpy_tensor(ndarray, dev) -> Tensor:
     """A CPU tensor over a checked NumPy array's memory (from_numpy, as_tensor, asarray). Its
     storage is the bytes the array reaches from its first element, as torch's, not the whole
     buffer NumPy sliced a strided array from (untyped_storage().nbytes(), storage_offset())."""
-    t = _make(_shared_array(ndarray), dev, False, None)
-    a = t._data
-    if a.size > 1 and not (a.flags.c_contiguous or a.flags.f_contiguous):
+    a = ndarray.view(np.ndarray)  # _shared_array's, inline where the array is writable
+    flags = a.flags
+    if not flags.writeable:
+        a = _shared_array(ndarray)
+        flags = a.flags
+    t = _make(a, dev, False, None)
+    if a.size > 1 and not (flags.c_contiguous or flags.f_contiguous):
         span = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides, strict=True)) // a.itemsize
         t._storage_root = _make(strided_view(np, a, (span,), (a.itemsize,)), dev, False, None)
     return t
@@ -1082,12 +1114,16 @@ def _from_double(a: np.ndarray, npdt) -> np.ndarray:
 
 
 def _filled(fill, shape, dt, dev, requires_grad):
+    """A new tensor of `shape` (non-negative ints) filled with `fill` (a number _fill_array
+    takes), of dtype dt on dev, requiring grad as asked."""
     npdt = dt.np  # bfloat16's resolves on first use (see _dtype.numpy_dtype)
     try:
-        if dev is cpu:
-            arr = _fill_array(np, fill, shape, npdt)
-        else:
+        if dev is not cpu:
             arr = _build(lambda xp: _fill_array(xp, fill, shape, npdt), dev)
+        elif fill == 0:  # zeros and empty, the common case: _fill_array's, one call fewer
+            arr = np.zeros(shape, npdt)
+        else:
+            arr = _fill_array(np, fill, shape, npdt)
     except ValueError:  # NumPy's "array is too big"
         if math.prod(shape) * npdt.itemsize >= 2**63:
             raise RuntimeError(
@@ -1096,7 +1132,10 @@ def _filled(fill, shape, dt, dev, requires_grad):
         raise
     if not arr.size:
         arr = _contiguous_empty(arr, dev)
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+    t = _make(arr, dev, False, None)
+    if requires_grad is not False:
+        _require_grad(t, requires_grad)
+    return t
 
 
 def _contiguous_empty(arr, dev: Device):
@@ -1115,6 +1154,10 @@ def _fill_array(xp, fill, shape, npdt):
     if fill == 0:
         return xp.zeros(shape, dtype=npdt)
     if fill == 1:
+        if xp is np:  # (np.ones is np.empty and a copyto through two Python frames)
+            arr = np.empty(shape, npdt)
+            arr.fill(1)
+            return arr
         return xp.ones(shape, dtype=npdt)
     return xp.full(shape, _dtype.fill_number(fill, npdt), dtype=npdt)
 
@@ -1229,9 +1272,21 @@ def zeros(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
-    shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
-    dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
-    return _in_format(_filled(0, shape, dt, _device(device), requires_grad), memory_format, "zeros")
+    if size and not kwargs:  # NOTE [ The factories' common call ]
+        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
+        for n in shape:
+            if n.__class__ is not int or n < 0:
+                shape = _shape(size, None, "zeros")
+                break
+    else:
+        shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
+    if dtype is None:
+        dt = _dtype.default_float()
+    else:
+        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, "zeros")
+    dev = cpu if device is None and default_device() is cpu else _device(device)
+    t = _filled(0, shape, dt, dev, requires_grad)
+    return t if memory_format is None else _in_format(t, memory_format, "zeros")
 
 
 def ones(
@@ -1259,9 +1314,21 @@ def ones(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
-    shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
-    dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
-    return _in_format(_filled(1, shape, dt, _device(device), requires_grad), memory_format, "ones")
+    if size and not kwargs:  # NOTE [ The factories' common call ]
+        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
+        for n in shape:
+            if n.__class__ is not int or n < 0:
+                shape = _shape(size, None, "ones")
+                break
+    else:
+        shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
+    if dtype is None:
+        dt = _dtype.default_float()
+    else:
+        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, "ones")
+    dev = cpu if device is None and default_device() is cpu else _device(device)
+    t = _filled(1, shape, dt, dev, requires_grad)
+    return t if memory_format is None else _in_format(t, memory_format, "ones")
 
 
 def empty(
@@ -1294,10 +1361,22 @@ def empty(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
-    shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
-    dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
-    out = _filled(_uninitialized(dt), shape, dt, _device(device), requires_grad)
-    return _in_format(out, memory_format, "empty")
+    if size and not kwargs:  # NOTE [ The factories' common call ]
+        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
+        for n in shape:
+            if n.__class__ is not int or n < 0:
+                shape = _shape(size, None, "empty")
+                break
+    else:
+        shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
+    if dtype is None:
+        dt = _dtype.default_float()
+    else:
+        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, "empty")
+    dev = cpu if device is None and default_device() is cpu else _device(device)
+    fill = 0 if not _settings._state["deterministic"] else _uninitialized(dt)
+    out = _filled(fill, shape, dt, dev, requires_grad)
+    return out if memory_format is None else _in_format(out, memory_format, "empty")
 
 
 def empty_permuted(
@@ -1505,6 +1584,11 @@ def full(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
+    cls = fill_value.__class__
+    if (cls is float or cls is int) and size.__class__ in _SEQUENCES:
+        t = _full_plain(size, fill_value, dtype, device, requires_grad)
+        if t is not None:
+            return t
     fill_value = _fill_number(fill_value, "full")
     shape = _shape_seq(size, "full", 1)
     dt = _dtype_arg(dtype, _number_dtype(fill_value), "full")
@@ -1533,6 +1617,48 @@ def full(
             arr = _build(lambda xp: xp.full(shape, -0.0, dtype=dt.np), dev)
             return _require_grad(_make(arr, dev, False, None), requires_grad)
     return _filled(fill_value, shape, dt, dev, requires_grad)
+
+
+_INT64_END = 1 << 63
+
+
+def _full_plain(size, value, dtype, device, requires_grad):
+    """full(size, value) on the CPU for a size of non-negative ints and a float value in a
+    float32 or float64 tensor or an int value in an int64 one (dtype None or that dtype), the
+    value within the dtype's range: the tensor full's general path makes, in one NumPy fill
+    (NOTE [ The factories' common call ]). None for anything else, which the general path
+    makes or refuses."""
+    if dtype is None:
+        dt = _dtype.default_float() if value.__class__ is float else _dtype.int64
+    elif dtype.__class__ is _dtype.dtype:
+        dt = dtype
+    else:
+        return None
+    if value.__class__ is float:
+        # (float32: a finite value beyond its range is torch's overflow error)
+        if dt is not _dtype.float64 and (
+            dt is not _dtype.float32 or (abs(value) > _FLOAT32_MAX and value - value == 0)
+        ):
+            return None
+    elif dt is not _dtype.int64 or not -_INT64_END <= value < _INT64_END:
+        return None
+    for n in size:
+        if n.__class__ is not int or n < 0:
+            return None
+    # (the size, value and dtype are valid here: a device error is the general path's too)
+    if (cpu if device is None and default_device() is cpu else _device(device)) is not cpu:
+        return None
+    try:
+        arr = np.empty(size, dt.np)
+    except ValueError:  # too big: the general path raises torch's error
+        return None
+    if not arr.size:
+        return None
+    arr.fill(value)  # (np.full's copyto of the number, without its Python frames)
+    t = _make(arr, cpu, False, None)
+    if requires_grad is not False:
+        _require_grad(t, requires_grad)
+    return t
 
 
 def _full_from_tensor(shape, value: Tensor, dt, dev, requires_grad):
@@ -1600,7 +1726,10 @@ def _like(input, dtype, device, op, memory_format=None, extra=()):
         need = _memory_format._ORDERS.get(fmt)
         if need is not None and need[0] != input.ndim:
             raise _memory_format._rank_error(fmt, input.ndim)
-    dt = input.dtype if dtype is None else _dtype_arg(dtype, None, op)
+    if dtype is None:
+        dt = _dtype.from_numpy(input._data.dtype) if input.__class__ is Tensor else input.dtype
+    else:
+        dt = _dtype_arg(dtype, None, op)
     dev = input._device if device is None else _device(device)
     return input._data.shape, dt, dev
 
@@ -1629,14 +1758,18 @@ def zeros_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.zeros_like."""
-    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+    if input.__class__ is not Tensor and getattr(input, "_dispatches", False):
+        # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(zeros_like, locals())
         if r is not None:
             return r
     if layout is not None or pin_memory is not False:
         check_options("zeros_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format, extra)
-    return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
+    t = _filled(0, shape, dt, dev, requires_grad)
+    if memory_format is None and input._data.flags.c_contiguous:
+        return t  # (_laid_like's common case)
+    return _laid_like(t, input, memory_format, "zeros_like")
 
 
 def ones_like(
@@ -1650,14 +1783,18 @@ def ones_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.ones_like."""
-    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+    if input.__class__ is not Tensor and getattr(input, "_dispatches", False):
+        # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(ones_like, locals())
         if r is not None:
             return r
     if layout is not None or pin_memory is not False:
         check_options("ones_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format, extra)
-    return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
+    t = _filled(1, shape, dt, dev, requires_grad)
+    if memory_format is None and input._data.flags.c_contiguous:
+        return t  # (_laid_like's common case)
+    return _laid_like(t, input, memory_format, "ones_like")
 
 
 def empty_like(
@@ -1671,14 +1808,18 @@ def empty_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.empty_like (zero-filled, see empty)."""
-    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+    if input.__class__ is not Tensor and getattr(input, "_dispatches", False):
+        # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(empty_like, locals())
         if r is not None:
             return r
     if layout is not None or pin_memory is not False:
         check_options("empty_like", layout, pin_memory, dtype)
     shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format, extra)
-    out = _filled(_uninitialized(dt), shape, dt, dev, requires_grad)
+    fill = 0 if not _settings._state["deterministic"] else _uninitialized(dt)
+    out = _filled(fill, shape, dt, dev, requires_grad)
+    if memory_format is None and input._data.flags.c_contiguous:
+        return out  # (_laid_like's common case)
     return _laid_like(out, input, memory_format, "empty_like")
 
 
@@ -1696,7 +1837,8 @@ def full_like(
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
     if extra or input is REQUIRED or fill_value is REQUIRED:
         raise arity_error("full_like", extra, 2, input=input, fill_value=fill_value)
-    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+    if input.__class__ is not Tensor and getattr(input, "_dispatches", False):
+        # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(full_like, locals())
         if r is not None:
             return r
@@ -1750,12 +1892,17 @@ def eye(
         if m_ < 0:
             raise RuntimeError(f"m must be greater or equal to 0, got {m_}")
         dt = _dtype_arg(dtype, _dtype.default_float(), "eye")
-        npdt = _dtype.numpy_dtype(dt)
-        dev = _device(device)
-        arr = _build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev)
+        npdt = dt.np  # (bfloat16's resolves on first use: _dtype.numpy_dtype)
+        dev = cpu if device is None and default_device() is cpu else _device(device)
+        if dev is cpu:  # np.eye's zeros and diagonal write, without its Python frame
+            arr = np.zeros((n_, m_), npdt)
+            arr.ravel()[: min(n_, m_) * (m_ + 1) : m_ + 1] = 1
+        else:
+            arr = _build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev)
         if not arr.size:  # See _contiguous_empty
             arr = _contiguous_empty(arr, dev)
-        return _require_grad(_make(arr, dev, False, None), requires_grad)
+        t = _make(arr, dev, False, None)
+        return t if requires_grad is False else _require_grad(t, requires_grad)
     except TypeError as e:
         from minitorch._ops._parser_errors import option_error, with_extra
 

@@ -258,6 +258,7 @@ def _size_args(args, op: str | None = None, name: str = "", keyword: bool = Fals
 
 
 _NO_DIM = object()  # Tensor.squeeze's dim when not given (None is refused, as torch's)
+_WHOLE = slice(None)
 _NO_OPERAND = object()  # where's input or other when not given (None is refused)
 
 
@@ -1928,12 +1929,25 @@ class TensorMethods:
         if kwargs or not shape:
             return _keyword_sized(_ops.reshape, self, shape, kwargs, "reshape", "shape")
         try:
+            first = shape[0].__class__  # x.reshape(2, 3) or x.reshape((2, 3)): _size_args's
+            if first is int:
+                return _ops.reshape(self, shape)
+            if first is tuple and len(shape) == 1:
+                return _ops.reshape(self, shape[0])
             return _ops.reshape(self, _size_args(shape))
         except TypeError:
             _size_form_error(shape, "reshape", "shape")
             raise
 
     def view(self, *shape, **kwargs):
+        if shape and not kwargs:
+            first = shape[0].__class__  # x.view(2, 3) or x.view((2, 3)): _size_args's result
+            if first is int or first is tuple and len(shape) == 1:
+                try:
+                    return _ops.view(self, shape if first is int else shape[0])
+                except TypeError:
+                    _size_form_error(shape, "view", "size")
+                    raise
         if "dtype" in kwargs and not shape and len(kwargs) == 1:
             return _ops.view_dtype(self, kwargs["dtype"])
         if kwargs or not shape:
@@ -1958,14 +1972,14 @@ class TensorMethods:
             raise too_many_positional("view_as", 1 + len(extra), 1)
         if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
             return _dispatch_other(TensorMethods.view_as, self, other)
-        return _ops.view(self, _tensor_arg(other, "view_as").shape)
+        return _ops.view(self, _tensor_arg(other, "view_as")._data.shape)
 
     def reshape_as(self, other=REQUIRED, *extra):
         if extra:  # (as view_as's)
             raise too_many_positional("reshape_as", 1 + len(extra), 1)
         if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
             return _dispatch_other(TensorMethods.reshape_as, self, other)
-        return _ops.reshape(self, _tensor_arg(other, "reshape_as").shape)
+        return _ops.reshape(self, _tensor_arg(other, "reshape_as")._data.shape)
 
     def ravel(self):
         return _ops.ravel(self)
@@ -1978,7 +1992,7 @@ class TensorMethods:
     def unflatten(self, dim, sizes):
         if not sizes:  # torch's Python method checks this before its parser reads dim
             raise RuntimeError("unflatten: sizes must be non-empty")
-        return _ops.unflatten(self, dim, sizes)
+        return _ops.shape.unflatten(self, dim, sizes)  # (positional: no NumPy alias to read)
 
     def squeeze(self, *dims, dim=_NO_DIM):
         # z.squeeze(0, 2): the method takes its dims as varargs too (torch.squeeze does not);
@@ -1997,9 +2011,9 @@ class TensorMethods:
         if len(dims) == 1:
             if dims[0] is None:
                 _squeeze_none_error(False)
-            return _ops.squeeze(self, dims[0])
+            return _ops.shape.squeeze(self, dims[0])  # (positional: no NumPy alias to read)
         if not dims:
-            return _ops.squeeze(self)
+            return _ops.shape.squeeze(self)
         try:
             return _ops.squeeze(self, dims)
         except TypeError as e:  # z.squeeze(0.5, 2): torch's parser reads varargs as given
@@ -2012,7 +2026,7 @@ class TensorMethods:
     def unsqueeze(self, dim=REQUIRED, *extra):
         if extra:
             raise too_many_positional("unsqueeze", 1 + len(extra), 1)
-        return _ops.unsqueeze(self, dim)
+        return _ops.shape.unsqueeze(self, dim)  # (positional: no NumPy alias to read)
 
     def squeeze_(self, dim=None, *dims):
         if dims:
@@ -2155,7 +2169,7 @@ class TensorMethods:
     def narrow(self, dim=REQUIRED, start=REQUIRED, length=REQUIRED, *extra):
         if extra or dim is REQUIRED or start is REQUIRED or length is REQUIRED:
             raise _ops.shape.narrow_arity_error((dim, start, length, *extra), True)
-        return _ops.narrow(self, dim, start, length)
+        return _ops.shape.narrow(self, dim, start, length)  # (positional: no NumPy alias)
 
     def diagonal(self, offset=0, dim1=0, dim2=1, *extra):
         if extra:  # (as flatten's)
@@ -2420,11 +2434,9 @@ class TensorMethods:
     def contiguous(self, *args, memory_format=None):
         if args:
             _takes_no_arguments("contiguous", args)
-        from minitorch._ops.convert import contiguous_as
-
         if memory_format is None and self._data.flags.c_contiguous:
             return self
-        return contiguous_as(self, memory_format)
+        return _ops.convert.contiguous_as(self, memory_format)
 
     def to(self, *args, **kwargs):
         out = _ops.to(self, *args, **kwargs)
@@ -2817,6 +2829,13 @@ class TensorMethods:
     def select(self, dim=REQUIRED, index=REQUIRED, *extra):
         if extra:
             raise too_many_positional("select", 2 + len(extra), 2)
+        if dim.__class__ is int and index.__class__ is int:  # (torch.select's checks, which
+            shape = self._data.shape  # pass for these, and its key)
+            n = len(shape)
+            if n and -n <= dim < n:
+                dim %= n
+                if -shape[dim] <= index < shape[dim]:
+                    return self[(_WHOLE,) * dim + (index,)]
         return _ops.select(self, dim, index)
 
     def nonzero_static(self, *, size, fill_value=-1):

@@ -279,6 +279,9 @@ BAD = [
     lambda x, y: x * "a", lambda x, y: x + [1, 2], lambda x, y: torch.exp(x, 1),
     lambda x, y: torch.exp(x, out=1), lambda x, y: torch.sum(x, foo=1),
     lambda x, y: x.sum(2), lambda x, y: x - torch.ones(3, 4, dtype=torch.bool) * 0 - True,
+    lambda x, y: torch.maximum(x, y), lambda x, y: torch.minimum(x, y),
+    lambda x, y: torch.max(x, y),
+    lambda x, y: x.clamp(y), lambda x, y: torch.pow(x, y), lambda x, y: x**y,
 ]  # fmt: skip
 
 

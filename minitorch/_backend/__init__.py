@@ -522,7 +522,14 @@ def _ufunc_at_sorted(xp, ufunc, target, index, values) -> None:
     target[...] = flat[:size].reshape(target.shape)
 
 
-_default = threading.local()
+class _DefaultDevices(threading.local):
+    # a thread's `with device:` blocks; None until its first one (a class attribute: reading
+    # it on a thread that never set it costs no AttributeError inside getattr, as a plain
+    # threading.local's missing attribute would, on every factory call)
+    stack = None
+
+
+_default = _DefaultDevices()
 _default_base = cpu  # set_default_device; `with device:` blocks stack above it per thread
 
 
@@ -598,7 +605,7 @@ def _load(type_: str) -> Backend:
 
 
 def _default_stack() -> list:
-    stack = getattr(_default, "stack", None)
+    stack = _default.stack
     if stack is None:
         stack = _default.stack = []
     return stack
@@ -610,7 +617,7 @@ default_device_stack = _default_stack
 def default_device() -> Device:
     """The device factories use when none is given: the innermost `with device:` block, else the
     one set by set_default_device (CPU at start)."""
-    stack = getattr(_default, "stack", None)
+    stack = _default.stack
     return stack[-1] if stack else _default_base
 
 

@@ -42,9 +42,18 @@ __all__: list[str] = []
 
 # BLAS updates the leading multiple of BLOCK elements (see the NOTE); below AXPY_MIN elements
 # the call (~3.4 us with its checks and pointer reads) costs more than NumPy's passes (float32:
-# two, measured crossover 2,048 elements; float64: ~20, on the BLOCK - 1 elements of the tail too)
+# two, measured crossover 2,048 elements; float64: ~20, whose fixed cost makes BLAS cheaper from
+# one block on: 64 elements 45k instructions against 159k, 256 45k against 178k). Where the
+# length leaves a tail (n mod BLOCK elements), NumPy's passes over the tail cost about what they
+# cost over the whole, so the fused helpers (fma_into in minitorch/_ops/_common.py) take BLAS
+# there only from AXPY_TAIL_MIN elements on (callgrind, instructions per update, NumPy against
+# BLAS + tail: float64 100 161k/206k, 500 191k/208k, 700 215k/209k; float32 4,200 68k/86k,
+# 6,000 87k/87k). Those measured crossovers (~640 and ~6,000) are not taken: lengths that went
+# through BLAS keep its one rounding, which NumPy's float32 route misses at rare double-rounding
+# ties and its float64 one where an intermediate overflows (NOTE [ Fused multiply-adds ]).
 BLOCK = 64
-AXPY_MIN = {"f": 2048, "d": 256}
+AXPY_MIN = {"f": 2048, "d": 64}
+AXPY_TAIL_MIN = {"f": 2048, "d": 256}
 
 _lock = threading.Lock()
 _kernels: dict | None = None  # None: not looked for yet; {}: none usable; else char -> function

@@ -184,6 +184,8 @@ __all__ = _public_names()
 def _with_numpy_aliases(fn, method=None):
     @_functools.wraps(fn)
     def aliased(*args, **kwargs):
+        if not kwargs:  # (no alias to read; Python refuses no argument as given twice)
+            return fn(*args)
         if "axis" in kwargs:
             if "dim" in kwargs:  # (torch's parser: an unknown keyword, beside the dim it names)
                 raise _alias_error(fn.__name__, args, kwargs, "axis", method)

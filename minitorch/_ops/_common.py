@@ -674,12 +674,28 @@ def fused_multiply_add(xp, p, b, x):
     return _fused_numpy(xp, p, b, x)
 
 
+_AXPY_MIN = host_blas.AXPY_MIN  # (the dicts themselves: a threshold changed there is seen here)
+_AXPY_TAIL_MIN = host_blas.AXPY_TAIL_MIN
+_NO_SIZE = float("inf")  # no axpy for other dtypes
+
+
+def _axpy_pays(a) -> bool:
+    """Whether an update of a's size and dtype is worth BLAS's call (AXPY_MIN, AXPY_TAIL_MIN in
+    minitorch/_backend/host_blas.py): a small array's test stops at one lookup, before axpy's
+    own checks."""
+    n = a.size
+    char = a.dtype.char
+    if n < _AXPY_MIN.get(char, _NO_SIZE):
+        return False
+    return not n % host_blas.BLOCK or n >= _AXPY_TAIL_MIN[char]
+
+
 def fma_via_blas(xp, p, b, x, in_place=False):
     """p * b + x rounded once through NumPy's BLAS (NOTE [ axpy through NumPy's BLAS ]), as a
     new array or written into x itself (in_place), for host arrays p and x of one shape and
     float dtype and a float b exact in it; None, having written nothing, where that does not
     apply."""
-    if not host_blas.axpy_fits(p, x, b):
+    if not _axpy_pays(p) or not host_blas.axpy_fits(p, x, b):
         return None
     out = x if in_place else x.copy()
     return out if fma_into(xp, p, b, out) else None
@@ -689,6 +705,8 @@ def fma_into(xp, p, b, x) -> bool:
     """x <- p * b + x rounded once, in place, through NumPy's BLAS (NOTE [ axpy through NumPy's
     BLAS ]) for host arrays p and x of one shape and float dtype and a number b exact in it;
     False, having written nothing, where that does not apply."""
+    if not _axpy_pays(x):
+        return False
     k = host_blas.axpy(b, p, x)
     if not k:
         return False

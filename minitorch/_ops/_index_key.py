@@ -558,6 +558,75 @@ def _basic_plan(shape, key) -> IndexPlan | None:
     return IndexPlan(tuple(basic) + (Ellipsis,), None, None, name, v_shape, v_shape, identity)
 
 
+def basic_key(shape, key):
+    """(the basic key, the name of its view: "Alias", "Select", "Slice" or "Unsqueeze") that
+    parse_key's plan holds for `key`, where key is a tuple of in-range ints, positive-step
+    slices (of ints or None), None and at most one Ellipsis, or a bare None or Ellipsis; None for
+    any other key (parse_key words its errors). x[key] without the plan: the views of x[0, 1:],
+    x[:, None], x[..., None] (NOTE [ Indexing plans ])."""
+    if key.__class__ is tuple:
+        items = key
+    elif key is None or key is Ellipsis:
+        items = (key,)
+    else:  # (a bare int or slice: getitem reads those itself)
+        return None
+    ndim = len(shape)
+    basic = []
+    name = "Alias"
+    d = 0  # the dim of shape the next int or slice indexes
+    for it in items:
+        c = it.__class__
+        if c is int:
+            if d >= ndim:
+                return None
+            n = shape[d]
+            if not -n <= it < n:
+                return None
+            basic.append(it + n if it < 0 else it)
+            name = "Select"
+            d += 1
+        elif c is slice:
+            start, stop, step = it.start, it.stop, it.step
+            if (
+                d >= ndim
+                or (step is not None and (step.__class__ is not int or step <= 0))
+                or (start is not None and start.__class__ is not int)
+                or (stop is not None and stop.__class__ is not int)
+            ):
+                return None
+            n = shape[d]
+            basic.append(slice(*it.indices(n)))
+            if not (  # See _whole (inlined)
+                (start is None or start == 0)
+                and (step is None or step == 1)
+                and (stop is None or stop >= n)
+            ):
+                name = "Slice"
+            d += 1
+        elif it is None:
+            basic.append(None)
+            name = "Unsqueeze"
+        elif it is Ellipsis:  # the dims no int or slice uses, whole (the ints and slices
+            later = 0  # after it are counted here; a second Ellipsis goes to parse_key)
+            for rest in items[items.index(Ellipsis) + 1 :]:
+                c = rest.__class__
+                if c is int or c is slice:
+                    later += 1
+                elif rest is not None:
+                    return None
+            k = ndim - d - later
+            if k < 0:
+                return None
+            basic += [_WHOLE] * k
+            d += k
+        else:
+            return None
+    return tuple(basic) + (Ellipsis,), name
+
+
+_WHOLE = slice(None)
+
+
 # NOTE [ Empty index results ]
 # torch checks index values in its gather and scatter kernels, which do not run for an empty
 # result: zeros(4, 0)[[5]] is an empty (1, 0) tensor, zeros(3, 2)[[5], []] an empty (0,) one.

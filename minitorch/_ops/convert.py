@@ -11,8 +11,9 @@ from minitorch._backend import Device, _backends, backend_of, cpu, cupy_backend,
 from minitorch._backend import device as as_device
 from minitorch._backend.numpy_backend import fast_cast
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, fast_path, plain_result
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import state as _grad_state
 
 # fmt: off
 __all__ = [
@@ -48,13 +49,17 @@ class ToCopy(Function):
     def forward(ctx, a, *, np_dtype, device, non_blocking=False):
         ctx.src_device = a._device
         ctx.src_dtype = a.dtype
-        x = a._data
+        return ToCopy.kernel(a._data, a._device, np_dtype, device, non_blocking)
+
+    @staticmethod
+    def kernel(x, a_device, np_dtype, device, non_blocking=False):
+        """The array of the input's array x (on a_device) cast to np_dtype on device."""
         if _dtype.cast_may_warn(x.dtype, np_dtype):  # torch casts NaN / out of range silently
             with _dtype.quiet_casts():
                 x = _dtype.via_float32(x, np_dtype)
-                return ToCopy._cast(x, a._device, np_dtype, device, non_blocking)
+                return ToCopy._cast(x, a_device, np_dtype, device, non_blocking)
         x = _dtype.via_float32(x, np_dtype)
-        return ToCopy._cast(x, a._device, np_dtype, device, non_blocking)
+        return ToCopy._cast(x, a_device, np_dtype, device, non_blocking)
 
     @staticmethod
     def _cast(x, a_device, np_dtype, device, non_blocking):
@@ -141,13 +146,20 @@ def contiguous_as(input, memory_format):
 
 def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool = False) -> Tensor:
     """input with dtype dt on device: itself when nothing changes and copy is False."""
-    np_dtype = _dtype.numpy_dtype(dt)
-    if device is input._device and input._data.dtype == np_dtype:
-        if not copy:
-            return input
-        # torch's to(copy=True) always runs its _to_copy: the node is ToCopyBackward0, not Clone's
-        return ToCopy.apply(input, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
-    if input._requires_grad and not dt.is_floating_point:
+    np_dtype = dt.np  # (bfloat16's resolves on first use: _dtype.numpy_dtype)
+    same = device is input._device and input._data.dtype == np_dtype
+    if same and not copy:
+        return input
+    # (torch's to(copy=True) always runs its _to_copy: the node is ToCopyBackward0, not Clone's)
+    if (
+        device is cpu
+        and input._device is cpu
+        and input.__class__ is Tensor
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+    ):  # NOTE [ The no-grad fast path ]: ToCopy.forward's array, on the CPU
+        return plain_result(ToCopy.kernel(input._data, cpu, np_dtype, cpu), cpu)
+    if input._requires_grad and not same and not dt.is_floating_point:
         # A cast to an integer type leaves the graph, as in torch.
         with no_grad():
             return ToCopy.apply(input, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
@@ -156,7 +168,7 @@ def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool =
 
 def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
     """input cast to dtype dt (a dtype, or the name of one for internal callers)."""
-    if isinstance(dt, str):
+    if dt.__class__ is str:
         dt = getattr(_dtype, dt)
     elif dt.__class__ is not _dtype.dtype:
         dt = _dtype.to_dtype(dt, "to")
@@ -210,6 +222,41 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     and returns at once; a copy to the host lands in pinned memory, valid once the stream has
     passed it (minitorch.cuda.synchronize(), an Event). Elsewhere copies are synchronous.
     """
+    # The common calls first, without the general binding below: to(dtype), to(device) and
+    # to(tensor) by position (with or without non_blocking=), to(device, dtype),
+    # to(dtype=...), to(device=...).
+    if len(args) == 1:
+        if not kwargs:
+            non_blocking = False
+        elif len(kwargs) == 1 and kwargs.get("non_blocking").__class__ is bool:
+            non_blocking = kwargs["non_blocking"]
+        else:
+            non_blocking = None
+        if non_blocking is not None:
+            first = args[0]
+            cls = first.__class__
+            if cls is _dtype.dtype:
+                return _convert(input, first, input._device, False, non_blocking)
+            if cls is str or cls is Device:
+                return _to_device_of(input, first, non_blocking)
+            if cls is Tensor:
+                return _convert(input, first.dtype, first._device, False, non_blocking)
+    elif len(args) == 2:
+        device, dt = args
+        if (
+            not kwargs
+            and dt.__class__ is _dtype.dtype
+            and (device.__class__ is str or device.__class__ is Device)
+        ):
+            device = cpu if device.__class__ is str and device == "cpu" else tensor_device(device)
+            return _convert(input, dt, device, False)
+    elif not args and len(kwargs) == 1:
+        dt = kwargs.get("dtype")
+        if dt.__class__ is _dtype.dtype:
+            return _convert(input, dt, input._device, False)
+        device = kwargs.get("device")
+        if device.__class__ is str or device.__class__ is Device:
+            return _to_device_of(input, device, False)
     first = args[0] if args else None
     if isinstance(first, Tensor):
         names = ("tensor", "non_blocking", "copy")
@@ -265,6 +312,14 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     elif 1 not in out._data.shape and _memory_format.is_in(out._data, fmt):
         return out  # a new tensor already laid out in fmt
     return Clone.apply(out, memory_format=fmt)
+
+
+def _to_device_of(input: Tensor, spec, non_blocking: bool) -> Tensor:
+    """to(spec) for a device given as a str or Device: input itself on that device already."""
+    device = cpu if spec.__class__ is str and spec == "cpu" else tensor_device(spec)
+    if device is input._device:
+        return input
+    return _convert(input, input.dtype, device, False, non_blocking)
 
 
 _BY_TYPE_NAME = {v: k for k, v in _dtype.TENSOR_TYPE_NAMES.items()}

@@ -6,6 +6,7 @@ import math
 import warnings
 
 from minitorch import _dtype
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     cast,
     check_bool,
@@ -16,7 +17,7 @@ from minitorch._ops._common import (
     type_name,
     wrong_type,
 )
-from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
+from minitorch._ops._index_key import IndexPlan, basic_key, explain_bounds, parse_key
 from minitorch._ops.inplace import (
     _check_leaf,
     _check_no_grad_view,
@@ -32,11 +33,12 @@ from minitorch._ops.inplace import (
     warn_expanded_put,
     writable,
 )
-from minitorch._ops.shape import empty_view
+from minitorch._ops.shape import empty_view, plain_view
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
     Function,
     check_watched,
+    fast_path,
     frees_index,
     name_node,
     saved_uint64,
@@ -424,22 +426,65 @@ def getitem(self: Tensor, key) -> Tensor:
     """self[key]: a view for ints, slices, None and ...; a copy with index tensors or masks.
     Mirrors torch.Tensor.__getitem__ (see NOTE [ Indexing plans ] for the differences)."""
     cls = key.__class__
+    x = self._data
     if cls is int:  # the common x[i]
-        shape = self._data.shape
+        shape = x.shape
         if shape and -shape[0] <= key < shape[0]:
-            return SelectIndex.apply(self, key=(key % shape[0], Ellipsis))
+            basic = (key % shape[0], Ellipsis)
+            if (  # NOTE [ The view fast path ] (as below)
+                not (self._requires_grad and state.enabled)
+                and self.__class__ is Tensor
+                and self._device is _CPU
+                and fast_path[0]
+            ):
+                out = x[basic]
+                if out.size:
+                    return plain_view(self, out, SelectIndex, {"key": basic})
+            return SelectIndex.apply(self, key=basic)
     elif cls is slice and key.step is None:  # the common x[a:b]
-        shape = self._data.shape
+        shape = x.shape
         start, stop = key.start, key.stop
         if (
             shape
             and (start is None or start.__class__ is int)
             and (stop is None or stop.__class__ is int)
         ):
-            return SliceIndex.apply(self, key=(slice(*key.indices(shape[0])), Ellipsis))
-    plan = parse_key(self, key, read=True)
-    if plan.adv is None:
-        return _VIEWS[plan.view_name].apply(self, key=plan.basic)
+            basic = (slice(*key.indices(shape[0])), Ellipsis)
+            if (  # NOTE [ The view fast path ] (as below)
+                not (self._requires_grad and state.enabled)
+                and self.__class__ is Tensor
+                and self._device is _CPU
+                and fast_path[0]
+            ):
+                out = x[basic]
+                if out.size:
+                    return plain_view(self, out, SliceIndex, {"key": basic})
+            return SliceIndex.apply(self, key=basic)
+    view = None
+    if cls is tuple or key is None or key is Ellipsis:  # x[0, 1:], x[..., None]
+        found = basic_key(x.shape, key)
+        if found is not None:
+            basic, name = found
+            view = _VIEWS[name]
+    if view is None:
+        plan = parse_key(self, key, read=True)
+        if plan.adv is not None:
+            return _index(self, key, plan)
+        view, basic = _VIEWS[plan.view_name], plan.basic
+    if (  # NOTE [ The view fast path ] in minitorch/_ops/shape.py: BasicIndex.forward's array
+        not (self._requires_grad and state.enabled)
+        and self.__class__ is Tensor
+        and self._device is _CPU
+        and fast_path[0]
+    ):
+        out = x[basic]
+        if out.size:  # (an empty one is rebuilt by the forward: NOTE [ Empty views ])
+            return plain_view(self, out, view, {"key": basic})
+    return view.apply(self, key=basic)
+
+
+def _index(self: Tensor, key, plan: IndexPlan) -> Tensor:
+    """self[key] for a key with index tensors (a copy)."""
     out = Index.apply(self, plan=plan)
     fn = out._grad_fn
     if fn is not None:  # its node reads the key's index tensors at backward

@@ -10,6 +10,7 @@ import weakref
 
 from minitorch import _dtype, _memory_format, return_types
 from minitorch._arg_errors import REQUIRED
+from minitorch._backend import cpu as _CPU
 from minitorch._backend import strided_view
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
@@ -985,32 +986,35 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     """self <- ufunc(self, alpha * other) straight into self's memory when no graph is recorded
     and no promotion is involved (the optimizer-update case). False when the general path is
     needed."""
-    if state.enabled and (
-        self._requires_grad or self._base is not None or getattr(other, "_requires_grad", False)
-    ):
+    if state.enabled and (self._requires_grad or self._base is not None):
         return False  # a graph to record, or a view to check (_check_leaf)
-    if self._vc.__class__ is not list:
-        return False  # an inference tensor: the general path's check (check_inference_write)
+    vc = self._vc
     x = self._data
-    if 0 in x.strides:
-        return False  # maybe expanded: the general path checks
-    floating = x.dtype.kind == "f" or is_floating(x.dtype)  # (no call for NumPy's floats)
+    if vc.__class__ is not list or 0 in x.strides:
+        # an inference tensor (the general path's check_inference_write), or maybe expanded
+        # (the general path checks)
+        return False
+    dt = x.dtype
+    kind = dt.kind
+    floating = kind == "f" or is_floating(dt)  # (no call for NumPy's floats)
     # (a dispatching subclass takes the general path: NOTE [ In-place ops with a Tensor-subclass
     # operand ]; a plain tensor's test costs what isinstance did)
     if other.__class__ is Tensor or (isinstance(other, Tensor) and not other._dispatches):
-        if other._device is not self._device or other._data.dtype != x.dtype:
+        o = other._data
+        if other._requires_grad and state.enabled:
+            return False  # a graph to record
+        if other._device is not self._device or o.dtype != dt:
             return False
         if other._base is not None or self._base is not None:
             check_partial_overlap(self, other)
-        o = other._data
     elif isinstance(other, bool) or not isinstance(other, (int, float)):
-        return False
-    elif x.dtype.itemsize == 2 and floating:
+        return False  # (a dispatching subclass too, whether or not it requires grad)
+    elif dt.itemsize == 2 and floating:
         return False  # how the number is rounded is pointwise's: NOTE [ Half-precision arithmetic ]
     elif floating:
         o = other
-    elif isinstance(other, int) and x.dtype.kind in "iu":
-        o = wrap_int(other, x.dtype)  # u8 += 300 wraps as torch's kernel
+    elif isinstance(other, int) and kind in "iu":
+        o = wrap_int(other, dt)  # u8 += 300 wraps as torch's kernel
     else:
         return False
     if ufunc == "true_divide" and not floating:
@@ -1021,35 +1025,12 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
             if cls is bool or cls is complex or not is_number(alpha):
                 return False  # a bool, a complex, a tensor, an array...: add's checks
             alpha = number(alpha)  # a NumPy number (a learning rate computed by NumPy)
-        float_alpha = alpha.__class__ is float
-        if alpha == 1 or (x.dtype.itemsize == 2 and floating):
+        if alpha == 1 or (dt.itemsize == 2 and floating):
             return False  # where alpha * other is rounded is pointwise's decision, as above
-        if float_alpha and not floating:
+        if kind == "f":  # one rounding, as torch: NOTE [ Fused multiply-adds ] in _common.py
+            return _fast_fma(self, vc, x, o, float(dt.type(alpha if ufunc == "add" else -alpha)))
+        if alpha.__class__ is float and not floating:
             return False
-        if floating and x.dtype.kind == "f":  # one rounding, as torch: NOTE [ Fused
-            xp = self._device.backend.xp  # multiply-adds ] in minitorch/_ops/_common.py
-            b = o if isinstance(o, xp.ndarray) else xp.asarray(o, dtype=x.dtype)
-            # (sub's alpha is negated as a number, as torch's: alpha=0 stays +0)
-            al = float(x.dtype.type(alpha if ufunc == "add" else -alpha))
-            if fma_into(xp, b, al, x):  # NOTE [ axpy through NumPy's BLAS ]
-                self._vc[0] += 1
-                return True
-            if x.dtype.itemsize == 4 and b.shape == x.shape:  # fused_multiply_add's float32
-                # computation in two passes: the exact float64 product, then the sum rounded
-                # and written into self (2 kernel launches on a device instead of 4: NOTE
-                # [ Fewer kernel launches on a device ])
-                xp.add(xp.multiply(b, al, dtype="float64"), x, out=x, casting="same_kind")
-                self._vc[0] += 1
-                return True
-            try:
-                fused = fused_multiply_add(xp, b, al, x)
-            except ValueError:  # shapes that do not broadcast: the general path's error
-                return False
-            if fused.shape != x.shape:
-                return False  # other does not broadcast into self: the general path's error
-            xp.copyto(x, fused, casting="same_kind")
-            self._vc[0] += 1
-            return True
         try:
             o = o * alpha
         except OverflowError:  # a negative alpha, a uint8 other: the general path wraps it
@@ -1061,7 +1042,34 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         # wraps it), or a bool self NumPy will not add/subtract into (its
         # casting check runs before any write): the general path gives torch's result or error
         return False
-    self._vc[0] += 1
+    vc[0] += 1
+    return True
+
+
+def _fast_fma(self: Tensor, vc: list, x, o, al: float) -> bool:
+    """_fast_inplace's x <- x + al * o for a float32/float64 self (its array x, version counter
+    vc) and an array or number o, rounded once (sub's alpha is negated as a number, as torch's:
+    alpha=0 stays +0)."""
+    xp = self._device.backend.xp
+    b = o if isinstance(o, xp.ndarray) else xp.asarray(o, dtype=x.dtype)
+    if fma_into(xp, b, al, x):  # NOTE [ axpy through NumPy's BLAS ]
+        vc[0] += 1
+        return True
+    if x.dtype.itemsize == 4 and b.shape == x.shape:
+        # fused_multiply_add's float32 computation in two passes: the exact float64 product,
+        # then the sum rounded and written into self (2 kernel launches on a device instead of
+        # 4: NOTE [ Fewer kernel launches on a device ])
+        xp.add(xp.multiply(b, al, dtype="float64"), x, out=x, casting="same_kind")
+        vc[0] += 1
+        return True
+    try:
+        fused = fused_multiply_add(xp, b, al, x)
+    except ValueError:  # shapes that do not broadcast: the general path's error
+        return False
+    if fused.shape != x.shape:
+        return False  # other does not broadcast into self: the general path's error
+    xp.copyto(x, fused, casting="same_kind")
+    vc[0] += 1
     return True
 
 
@@ -1071,26 +1079,32 @@ def fast_ternary(self: Tensor, others, kernel) -> bool:
     one dtype and device, the result of self's shape (lerp_/addcmul_/addcdiv_ in an optimizer's
     update; NOTE [ Updates through the in-place fast path ] in minitorch/optim/optimizer.py).
     False when the general path is needed (its checks and errors)."""
-    if self._vc.__class__ is not list:
+    vc = self._vc
+    if vc.__class__ is not list:
         return False  # an inference tensor: the general path's check (check_inference_write)
+    grad = False
     for o in others:
         if o.__class__ is not Tensor:
             return False  # a number, a subclass (NOTE [ In-place ops with a Tensor-subclass
-    if state.enabled and (  # operand ]), ...: the general path
-        self._requires_grad or self._base is not None or any(o._requires_grad for o in others)
-    ):
+        if o._requires_grad:  # operand ]), ...: the general path
+            grad = True
+    if state.enabled and (grad or self._requires_grad or self._base is not None):
         return False
     x = self._data
-    if x.dtype.kind != "f" or x.dtype.itemsize == 2 or 0 in x.strides:
+    dt = x.dtype
+    if dt.kind != "f" or dt.itemsize == 2 or 0 in x.strides:
         return False
+    device = self._device
+    view = self._base is not None
     arrays = []
     for o in others:
-        if o._device is not self._device or o._data.dtype != x.dtype:
+        a = o._data
+        if o._device is not device or a.dtype != dt:
             return False
-        if o._base is not None or self._base is not None:
+        if view or o._base is not None:
             check_partial_overlap(self, o)
-        arrays.append(o._data)
-    backend = self._device.backend
+        arrays.append(a)
+    backend = device.backend
     try:
         out = kernel(backend, x, *arrays)
     except ValueError:
@@ -1099,7 +1113,7 @@ def fast_ternary(self: Tensor, others, kernel) -> bool:
         if out.shape != x.shape:
             return False  # broadcasts self: the general path's error
         backend.xp.copyto(x, out)
-    self._vc[0] += 1
+    vc[0] += 1
     return True
 
 
@@ -1171,20 +1185,29 @@ def clamp_(input, min=None, max=None):
 def fast_clamp_(self, lo, hi) -> bool:
     """clamp_ of a float32/float64 tensor with Python number bounds (at least one), in place
     when fast_unary_ allows: clip into the tensor itself, the out-of-place Clamp's kernel (an
-    infinite other bound for one). Bounds beyond float16's range or NaN (checks, conversions)
-    go the general way; False then."""
-    for b in (lo, hi):
-        if b is not None and not (b.__class__ in (float, int) and -65504.0 <= b <= 65504.0):
+    infinite other bound for one; on the CPU NumPy's clip ufunc itself, without np.clip's two
+    Python frames, as clamp's no-grad fast path). Bounds beyond float16's range or NaN (checks,
+    conversions) go the general way; False then."""
+    if lo is None:
+        if hi is None:
             return False
-    if lo is None and hi is None:
+        lo = -math.inf
+    elif not ((lo.__class__ is float or lo.__class__ is int) and -65504.0 <= lo <= 65504.0):
         return False
-    lo = -math.inf if lo is None else lo
-    hi = math.inf if hi is None else hi
-
-    def kernel(xp, x):
+    if hi is None:
+        hi = math.inf
+    elif not ((hi.__class__ is float or hi.__class__ is int) and -65504.0 <= hi <= 65504.0):
+        return False
+    x = _unary_target(self)
+    if x is None:
+        return False
+    if self._device is _CPU and min(x.strides, default=0) >= 0:  # (see _write_back)
+        _CPU.backend.clip_ufunc(x, lo, hi, out=x)
+    else:
+        xp = self._device.backend.xp
         _write_back(x, lambda a, out=None: xp.clip(a, lo, hi, out=out))
-
-    return fast_unary_(self, kernel)
+    self._vc[0] += 1
+    return True
 
 
 def fast_unary_(self: Tensor, kernel) -> bool:
@@ -1192,6 +1215,7 @@ def fast_unary_(self: Tensor, kernel) -> bool:
     plain tensor that is no view, with no graph to record (no_grad code, optimizer updates): no
     snapshot, no temporary result, no copy back. The kernel must give the out-of-place op's
     values bit for bit. False when the general path (apply_inplace) is needed."""
+    # (_unary_target's tests, written out here: one call fewer for exp_, neg_, relu_, ...)
     if self.__class__ is not Tensor or self._base is not None or self._vc.__class__ is not list:
         return False  # (an inference tensor: the general path's check_inference_write)
     if state.enabled and self._requires_grad:
@@ -1202,6 +1226,19 @@ def fast_unary_(self: Tensor, kernel) -> bool:
     kernel(self._device.backend.xp, x)
     self._vc[0] += 1
     return True
+
+
+def _unary_target(self: Tensor):
+    """self's array where fast_unary_ may write into it (its tests); None where the general
+    path is needed."""
+    if self.__class__ is not Tensor or self._base is not None or self._vc.__class__ is not list:
+        return None
+    if state.enabled and self._requires_grad:
+        return None
+    x = self._data
+    if x.dtype.char not in "fd" or 0 in x.strides or not getattr(x.flags, "writeable", True):
+        return None
+    return x
 
 
 def _unary_inplace(name, kernel=None):
@@ -1316,6 +1353,20 @@ def _fill(self, value, node: str, shown):
 def zero_(input):
     """Fills with zeros. Mirrors torch.Tensor.zero_."""
     try:
+        if input._vc.__class__ is list and not (
+            state.enabled and (input._requires_grad or input._base is not None)
+        ):
+            # nothing to record or refuse (_check_leaf's checks with overlap_ok): 0 as every
+            # dtype's zero, as fill_number gives it, but in float8 (e8m0fnu has no zero)
+            x = input._data
+            if x.dtype.kind in "fiucb":
+                try:
+                    x.fill(0)
+                except ValueError:  # read-only memory (an expanded view): writable() below
+                    pass
+                else:
+                    input._vc[0] += 1
+                    return input
         return _fill(input, 0, "ZeroBackward0", (0,))
     except AttributeError:  # torch.zero_(None): zero-cost when a tensor
         check_tensors("zero_", ("input", input))
@@ -1423,17 +1474,47 @@ OVERLAP_MESSAGE = (
 _check_partial_overlap = check_partial_overlap
 
 
+# NOTE [ A plain copy ]
+# copy_ between two tensors that are no views, of one shape, dtype and device, with nothing to
+# record (a state dict loaded, an EMA copied, a buffer reset) passes every check of the general
+# path: a root not requiring grad meets none of the autograd refusals, a root without zero
+# strides no overlap refusal, two roots skip the partial-overlap test (NOTE [ Partial overlap ]),
+# and NumPy writes a source sharing the destination's memory as a copy would (the general path
+# skips that write: the same values). So it writes at once (x.copy_(y) on (32, 32): 4.2 ->
+# 1.3 us). Read-only memory (NumPy refuses the write before any element) and float8 (whose
+# copy goes through via_float32's float32 round trip) go the general way.
+
+
 def copy_(self, src, non_blocking=False):
     """Copies src (broadcast, cast, from any device) into self. Mirrors torch.Tensor.copy_."""
-    if src.__class__ is not Tensor:
-        if not isinstance(src, Tensor):
+    if src.__class__ is Tensor:  # NOTE [ A plain copy ]
+        x, y = self._data, src._data
+        if (
+            self._base is None
+            and src._base is None
+            and self._vc.__class__ is list
+            and src._device is self._device
+            and y.shape == x.shape
+            and y.dtype == x.dtype
+            and not (state.enabled and (self._requires_grad or src._requires_grad))
+            and 0 not in x.strides
+            and (x.dtype.kind in "fiucb" or x.dtype.itemsize != 1)  # (float8: via_float32)
+        ):
             try:
-                src = scalar_like(src, self)
-            except TypeError:  # no number either: torch's parser names a Tensor
-                raise wrong_type("copy_", src, "other", 2, "Tensor") from None
-        elif dispatching(src):  # NOTE [ In-place ops with a Tensor-subclass operand ]
-            kwargs = {"non_blocking": non_blocking} if non_blocking else {}
-            return dispatch_method("copy_", (self, src), kwargs)
+                x[...] = y
+            except ValueError:  # read-only memory: the general path's writable() writes it
+                pass
+            else:
+                self._vc[0] += 1
+                return self
+    elif not isinstance(src, Tensor):
+        try:
+            src = scalar_like(src, self)
+        except TypeError:  # no number either: torch's parser names a Tensor
+            raise wrong_type("copy_", src, "other", 2, "Tensor") from None
+    elif dispatching(src):  # NOTE [ In-place ops with a Tensor-subclass operand ]
+        kwargs = {"non_blocking": non_blocking} if non_blocking else {}
+        return dispatch_method("copy_", (self, src), kwargs)
     # torch's order: the autograd checks, then (a copy from the very same view of the same
     # memory returning at once, expanded or not) the memory overlap of self and of self with
     # src, then the shapes

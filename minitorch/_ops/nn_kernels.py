@@ -13,6 +13,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._backend import cpu as _CPU
 from minitorch._backend import host_blas
 from minitorch._ops._common import _called_as_method, cast, opmath_dtype, quiet, wrap_dim
 from minitorch._ops.linalg import (
@@ -36,14 +37,16 @@ from minitorch._ops.reduction import (
     max_last,
     sum_array,
 )
-from minitorch._ops.shape import Reshape
+from minitorch._ops.shape import Reshape, TransposeT
 from minitorch._ops.special import logit
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import (
     Function,
     check_watched,
+    fast_path,
     name_node,
+    plain_result,
     refuse_inference_save,
     saved_dim,
     watch_index,
@@ -52,11 +55,14 @@ from minitorch.autograd.grad_mode import state as _grad_mode
 
 __all__ = ["softmax", "log_softmax"]
 
+_TENSOR_T = Tensor.t
+_CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
+
 
 def _shifted(xp, x, dim):
     """(x - max along dim) computed in at least float32, and the array's own dtype."""
     dt = x.dtype
-    if opmath_dtype(dt):  # half precision accumulates in float32, as torch does
+    if dt.char not in "fd" and opmath_dtype(dt):  # half precision accumulates in float32
         x = x.astype("float32")
     if x.ndim == 0:
         return x - x, dt  # a 0-d tensor is one class: shifted value 0 (nan stays nan)
@@ -106,23 +112,24 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        xp = ctx.xp
-        x = a._data
         ctx.dim = dim
-        if x.size == 0:
-            out = x.copy()
-        else:
-            z, dt = _shifted(xp, x, dim)
-            if x.ndim:
-                out = xp.exp(z, out=z)
-                s = _sum_last(xp, out) if dim == x.ndim - 1 else out.sum(axis=dim, keepdims=True)
-                out *= xp.reciprocal(s, out=s)  # one division per row, as torch
-            else:
-                out = xp.exp(z)
-                out = out / out
-            out = xp.asarray(out, dtype=dt)
+        out = Softmax.kernel(ctx.xp, a._data, dim)
         ctx.save_for_backward(out)
         return out
+
+    @staticmethod
+    def kernel(xp, x, dim):
+        """The forward on arrays, dim wrapped (also the no-grad fast path's: softmax)."""
+        if x.size == 0:
+            return x.copy()
+        z, dt = _shifted(xp, x, dim)
+        if not x.ndim:  # (NumPy's 0-d results are scalars)
+            out = xp.exp(z)
+            return xp.asarray(out / out, dtype=dt)
+        out = xp.exp(z, out=z)
+        s = _sum_last(xp, out) if dim == x.ndim - 1 else out.sum(axis=dim, keepdims=True)
+        out *= xp.reciprocal(s, out=s)  # one division per row, as torch
+        return out if out.dtype is dt else xp.asarray(out, dtype=dt)  # (half: rounded once)
 
     @staticmethod
     def backward(ctx, grad):
@@ -194,31 +201,35 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        xp = ctx.xp
-        x = a._data
         ctx.dim = dim
-        if x.size == 0:
-            out = x.copy()
-        else:
-            z, dt = _shifted(xp, x, dim)
-            if x.ndim:
-                e = xp.exp(z)
-                if dim == x.ndim - 1:
-                    s = _sum_last(xp, e)
-                    if dt != z.dtype and a._device.type == "cpu":
-                        # torch's CPU kernel along the last dim keeps the sum in the half dtype
-                        # (bfloat16's dominant class gets exactly 0); other dims do not round
-                        s = s.astype(dt).astype(z.dtype)
-                        s = xp.log(s, out=s).astype(dt).astype(z.dtype)  # and its log
-                        z -= s
-                    else:
-                        z -= xp.log(s, out=s)
-                else:
-                    s = e.sum(axis=dim, keepdims=True)
-                    z -= xp.log(s, out=s)
-            out = xp.asarray(z, dtype=dt)
+        out = LogSoftmax.kernel(ctx.xp, a._data, dim, a._device.type == "cpu")
         ctx.save_for_backward(out)
         return out
+
+    @staticmethod
+    def kernel(xp, x, dim, cpu):
+        """The forward on arrays, dim wrapped, on the CPU or not (also the no-grad fast path's:
+        log_softmax)."""
+        if x.size == 0:
+            return x.copy()
+        z, dt = _shifted(xp, x, dim)
+        if not x.ndim:  # (NumPy's 0-d results are scalars)
+            return xp.asarray(z, dtype=dt)
+        e = xp.exp(z)
+        if dim == x.ndim - 1:
+            s = _sum_last(xp, e)
+            if dt != z.dtype and cpu:
+                # torch's CPU kernel along the last dim keeps the sum in the half dtype
+                # (bfloat16's dominant class gets exactly 0); other dims do not round
+                s = s.astype(dt).astype(z.dtype)
+                s = xp.log(s, out=s).astype(dt).astype(z.dtype)  # and its log
+                z -= s
+            else:
+                z -= xp.log(s, out=s)
+        else:
+            s = e.sum(axis=dim, keepdims=True)
+            z -= xp.log(s, out=s)
+        return z if z.dtype is dt else xp.asarray(z, dtype=dt)  # (half: rounded once)
 
     @staticmethod
     def backward(ctx, grad):
@@ -291,6 +302,22 @@ def _prepare(input, dim, dtype, op: str, out=None):
 def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
     Mirrors torch.softmax."""
+    if (  # NOTE [ The no-grad fast path ]: Softmax.forward's kernel
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and dim.__class__ is int
+        and dtype is None
+        and out is None
+        and not extra
+        and not (input._requires_grad and _grad_mode.enabled)
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        x = input._data
+        n = x.ndim
+        if n and -n <= dim < n and x.dtype.char in "fd":
+            d = dim + n if dim < 0 else dim
+            return plain_result(Softmax.kernel(_CPU_XP, x, d), _CPU)
     if extra:  # (a dim left out: _prepare)
         raise too_many_positional("softmax", 3 + len(extra), 3, 2)
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
@@ -308,6 +335,22 @@ def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
 
 def log_softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
+    if (  # NOTE [ The no-grad fast path ]: LogSoftmax.forward's kernel
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and dim.__class__ is int
+        and dtype is None
+        and out is None
+        and not extra
+        and not (input._requires_grad and _grad_mode.enabled)
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        x = input._data
+        n = x.ndim
+        if n and -n <= dim < n and x.dtype.char in "fd":
+            d = dim + n if dim < 0 else dim
+            return plain_result(LogSoftmax.kernel(_CPU_XP, x, d, True), _CPU)
     if extra:  # (a dim left out: _prepare)
         raise too_many_positional("log_softmax", 3 + len(extra), 3, 2)
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
@@ -1019,7 +1062,7 @@ def _laid_grads_data(xp, grad, x, wt, need_x, need_wt, cols):
 
 def _matmul_bias(xp, xd, wtd, bd):
     dt = xd.dtype
-    if opmath_dtype(dt):
+    if dt.char not in "fd" and opmath_dtype(dt):  # (float32/64, the common case: no call)
         # half: products and bias summed in float32 and rounded once, as torch does
         xd, wtd = xd.astype("float32"), wtd.astype("float32")
     if (
@@ -1031,9 +1074,11 @@ def _matmul_bias(xp, xd, wtd, bd):
         out = xd.dot(wtd)  # NOTE [ Two entry points to one GEMM ]
     else:
         out = xp.matmul(xd, wtd)
-    if bd is not None and not host_blas.add_row(out, bd):  # NOTE [ Bias rows through NumPy's
-        out += bd  # BLAS ] (large host outputs)
-    if out.dtype != dt:  # half or float8, computed in float32 (float8_e4m3fn saturates)
+    if bd is not None:  # NOTE [ Bias rows through NumPy's BLAS ] (large host outputs; a small
+        if out.size < host_blas.ADD_ROW_MIN or not host_blas.add_row(out, bd):  # one: no call)
+            out += bd
+    if out.dtype is not dt and out.dtype != dt:  # half or float8, computed in float32
+        # (float8_e4m3fn saturates)
         out = _dtype.via_float32(out, dt).astype(dt, copy=False)
     return out
 
@@ -1059,7 +1104,7 @@ def linear_fits(input, weight, bias) -> bool:
         return False
     if bias is not None and (bias._data.dtype != x.dtype or bias._data.shape != (w.shape[0],)):
         return False
-    return input.dtype.is_floating_point
+    return x.dtype.char in "fd" or input.dtype.is_floating_point  # (float32/64: no lookup)
 
 
 def linear_kernel(input, weight, bias=None):
@@ -1077,7 +1122,8 @@ def linear_kernel(input, weight, bias=None):
             f"{max(input._data.ndim - 1, 0)}.  Target sizes: {list(input.shape[:-1]) + [n_out]}.  "
             f"Tensor sizes: {list(bias.shape)}"
         )
-    wt = weight.t()
+    # weight.t(): where that is Tensor.t (not a subclass's), its op without the method's checks
+    wt = TransposeT.apply(weight) if weight.__class__.t is _TENSOR_T else weight.t()
     x = input
     n = x._data.ndim
     if n == 2:
@@ -1120,7 +1166,9 @@ def linear_kernel(input, weight, bias=None):
 def _sum_last(xp, x):
     """x summed over its last axis, keepdims: a matrix-vector product where
     reduction._gemv_sum takes it (big float arrays, rows of at most 4096)."""
-    out = _gemv_sum(xp, x, (x.ndim - 1,), True) if x.ndim else None
+    if x.size < _GEMV_MIN_SIZE and xp is _CPU_XP:  # (_gemv_sum's first test, without the call)
+        return xp.add.reduce(x, axis=-1, keepdims=True)  # x.sum's ufunc: NOTE [ Reductions
+    out = _gemv_sum(xp, x, (x.ndim - 1,), True) if x.ndim else None  # call the ufunc ]
     return x.sum(axis=-1, keepdims=True) if out is None else out
 
 

@@ -1873,7 +1873,10 @@ def maximum(input=REQUIRED, other=REQUIRED, *extra, out=None):
         and _plain_pair(input, other, None)
         and input._data.dtype.char in "fd"
     ):
-        return plain_result(_CPU_XP.maximum(other._data, input._data), _CPU)  # (a tie: input)
+        try:
+            return plain_result(_CPU_XP.maximum(other._data, input._data), _CPU)  # (a tie: input)
+        except Exception:  # (free unless raised) the full path raises torch's error
+            pass
     _require_tensors(input, other, "maximum", extra)
     a, b, _ = promote(input, other, "maximum")
     return _out(Maximum.apply(a, b), out)
@@ -1888,7 +1891,10 @@ def minimum(input=REQUIRED, other=REQUIRED, *extra, out=None):
         and _plain_pair(input, other, None)
         and input._data.dtype.char in "fd"
     ):
-        return plain_result(_CPU_XP.minimum(other._data, input._data), _CPU)  # (a tie: input)
+        try:
+            return plain_result(_CPU_XP.minimum(other._data, input._data), _CPU)  # (a tie: input)
+        except Exception:  # (free unless raised) the full path raises torch's error
+            pass
     _require_tensors(input, other, "minimum", extra)
     a, b, _ = promote(input, other, "minimum")
     return _out(Minimum.apply(a, b), out)

@@ -54,6 +54,8 @@ from minitorch.autograd.function import (
 from minitorch.autograd.grad_mode import state as _grad_state
 
 _CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
+_CPU_NULL_CTX = _CPU.backend.null_ctx  # the ctx Function.apply gives a forward recording nothing
+_CPU_EXTREMES = {"max": _CPU_XP.maximum, "min": _CPU_XP.minimum}  # ndarray.max's and .min's
 
 # fmt: off
 __all__ = [
@@ -122,16 +124,23 @@ def keep_shape(shape, dims):
 
 
 def _numel(shape, dims) -> int:
+    """The number of elements reduce_dims' dims (None: all) take in."""
+    if dims is None:
+        return math.prod(shape)
     n = 1
-    for i, s in enumerate(shape):
-        if dims is None or i in dims:
-            n *= s
+    for d in dims:
+        n *= shape[d]
     return n
 
 
 def _drop(shape, dims):
     """The reduced shape without keepdim."""
-    return () if dims is None else tuple(s for i, s in enumerate(shape) if i not in dims)
+    if dims is None:
+        return ()
+    if len(dims) == 1:
+        d = dims[0]
+        return shape[:d] + shape[d + 1 :]
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
 def expand_back(grad: Tensor, ctx) -> Tensor:
@@ -370,13 +379,19 @@ def max_last(xp, x, kind="max"):
     log_softmax and logsumexp, and amax/amin over the last dim."""
     cols = x.shape[-1]
     rows = x.size // cols if cols else 0
+    host = xp is _CPU_XP and x.dtype.kind in "fiub"  # ndarray.max's ufunc, called directly
     if rows >= 32 and 1 < cols and (cols <= 16 or cols <= 64 and x.size <= _ROW_MAX_SIZE):
         m = xp.ascontiguousarray(x.reshape(rows, cols).T)
-        m = m.max(axis=0) if kind == "max" else m.min(axis=0)
+        if host:  # (NOTE [ Reductions call the ufunc ])
+            m = _CPU_EXTREMES[kind].reduce(m, axis=0)
+        else:
+            m = m.max(axis=0) if kind == "max" else m.min(axis=0)
         return m.reshape(x.shape[:-1] + (1,))
     if rows >= 64 and 16 < cols <= 512:
         i = x.argmax(axis=-1, keepdims=True) if kind == "max" else x.argmin(axis=-1, keepdims=True)
-        return xp.take_along_axis(x, i, axis=-1)
+        return take_at(xp, x, i, x.ndim - 1)
+    if host:
+        return _CPU_EXTREMES[kind].reduce(x, axis=-1, keepdims=True)
     return x.max(axis=-1, keepdims=True) if kind == "max" else x.min(axis=-1, keepdims=True)
 
 
@@ -482,20 +497,28 @@ def sum(
 ):  # fmt: skip
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
     if (  # NOTE [ The no-grad fast path ] in minitorch/autograd/function.py: Sum.forward's sum
-        dim is _MISSING
-        and input.__class__ is Tensor
+        input.__class__ is Tensor
         and input._device is _CPU
-        and keepdim is False
+        and not (input._requires_grad and _grad_state.enabled)
+        and (
+            dim is _MISSING and keepdim is False
+            or dim.__class__ is int and keepdim.__class__ is bool
+        )
         and dtype is None
         and out is None
         and not extra
         and axis is _MISSING
         and keepdims is None
-        and not (input._requires_grad and _grad_state.enabled)
         and input._data.dtype.kind == "f"
         and fast_path[0]
     ):
-        return plain_result(sum_array(_CPU_XP, input._data, None, False), _CPU)
+        x = input._data
+        if dim is _MISSING:
+            return plain_result(sum_array(_CPU_XP, x, None, False), _CPU)
+        nd = x.ndim
+        if -nd <= dim < nd:  # (else the full path's error; a 0-d x, which sums over nothing)
+            out = sum_array(_CPU_XP, x, (dim % nd,), keepdim)
+            return plain_result(row_major(_CPU_XP, out), _CPU)
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
@@ -553,22 +576,29 @@ class Mean(Function):
     def forward(ctx, a, *, dims, keepdim):
         x = a._data
         xp = ctx.xp
-        _setup(ctx, x, dims, keepdim)
-        n = _numel(x.shape, dims)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # _setup, inlined (hot: losses)
+        size = x.size
+        if dims is None:
+            n = size
+        elif len(dims) == 1:
+            n = x.shape[dims[0]]
+        else:
+            n = _numel(x.shape, dims)
         ctx.n = n
         if n == 0:  # torch: the mean of nothing is nan (without NumPy's warning)
             s = x.sum(axis=dims, keepdims=keepdim)
             return xp.asarray(s * float("nan"), dtype=x.dtype)
-        out = _gemv_sum(xp, x, dims, keepdim) if x.size >= _GEMV_MIN_SIZE else None
+        out = _gemv_sum(xp, x, dims, keepdim) if size >= _GEMV_MIN_SIZE else None
         if out is not None:
             out /= n
             return row_major(xp, out)
         # the sum over n, as NumPy's mean (whose wrapper costs more; NOTE [ Reductions call the
-        # ufunc ])
-        acc = _accumulate_dtype(x)
+        # ufunc ]); half-precision floats summed in float32
+        dt = x.dtype
+        acc = opmath_dtype(dt) if dt.itemsize < 4 else None  # (no call for 4+ bytes)
         s = xp.add.reduce(x, axis=dims, dtype=acc, keepdims=keepdim)
-        out = xp.asarray(s / n, dtype=x.dtype)
-        return row_major(xp, out)
+        out = xp.asarray(s / n, dtype=dt)
+        return out if dims is None else row_major(xp, out)  # (a mean of all: one element)
 
     @staticmethod
     def backward(ctx, grad):
@@ -627,6 +657,31 @@ def mean(
     keepdims=None, out=None,
 ):  # fmt: skip
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
+    if (
+        input.__class__ is Tensor
+        and dtype is None
+        and out is None
+        and not extra
+        and axis is _MISSING
+        and keepdims is None
+        and input._data.dtype.kind == "f"
+    ):  # The common calls skip the parse below: x.mean(), x.mean(d[, keepdim]) with an int d in
+        # range and a bool keepdim (a float16, float32 or float64 x)
+        nd = input._data.ndim
+        if dim is _MISSING and keepdim is False:
+            fn, dims = Mean, None
+        elif dim.__class__ is int and keepdim.__class__ is bool and -nd <= dim < nd:
+            fn, dims = MeanDim, (dim % nd,)
+        else:
+            fn = None
+        if fn is None:
+            pass
+        elif (  # NOTE [ The no-grad fast path ]: Mean.forward, with apply's ctx for no node
+            input._device is _CPU and not (input._requires_grad and _grad_state.enabled)
+        ) and fast_path[0]:
+            return plain_result(fn.forward(_CPU_NULL_CTX, input, dims=dims, keepdim=keepdim), _CPU)
+        else:
+            return fn.apply(input, dims=dims, keepdim=keepdim)
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("mean", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     omitted = dim is _MISSING  # (out='s errors: the full mean's or the dim overload's)
@@ -723,8 +778,10 @@ class Prod(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
-        _setup(ctx, x, dims, keepdim)
-        if x.dtype == "float16" and np_dtype is None and a._device.type == "cpu" and x.size:
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # (_setup, inlined)
+        dt = x.dtype
+        half = dt.kind == "f" and dt.itemsize == 2  # float16 (cheaper than x.dtype == "float16")
+        if half and np_dtype is None and a._device.type == "cpu" and x.size:
             out = _half_prod(ctx.xp, x, dims, keepdim)
         else:
             # NumPy multiplies bool and int32 in int64; torch keeps the dtype it was given
@@ -804,6 +861,15 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
         return _autocast.call(
             prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
         )
+    if (
+        dim is _MISSING
+        and keepdim is _MISSING
+        and dtype is None
+        and out is None
+        and input.__class__ is Tensor
+        and input._data.dtype.kind in "fc"
+    ):  # the common call (x.prod() of a float or complex x) skips the parse below
+        return Prod.apply(input, dims=None, keepdim=False, np_dtype=None)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim is not _MISSING:
             _keepdim_needs_dim("prod", keepdim, None, None, _PROD_FORMS, input, dtype)
@@ -1009,6 +1075,16 @@ def _tie_weights(xp, x, out_keep, dims, *, nan_ties=False):
         return xp.asarray(mask / count, dtype=x.dtype)
 
 
+def extreme(xp, x, kind, dims, keepdim):
+    """The array x's max (kind "min": min) over dims (None: all). On the host, for NumPy's own
+    dtypes, the ufunc that ndarray.max runs, minus NumPy's two Python frames (NOTE [ Reductions
+    call the ufunc ]): the same values, NaN propagation and (no) warnings. Elsewhere (CuPy,
+    whose maximum has no reduce; bfloat16, whose NaN comparisons warn) the array's method."""
+    if xp is _CPU_XP and x.dtype.kind in "fiub":
+        return _CPU_EXTREMES[kind].reduce(x, axis=dims, keepdims=keepdim)
+    return quiet_extreme(xp, x, x.max if kind == "max" else x.min, axis=dims, keepdims=keepdim)
+
+
 class Amax(Function):
     """out = max (or min, by `kind`) of a over dims;  the gradient is split evenly among ties"""
 
@@ -1021,13 +1097,12 @@ class Amax(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, kind):
         x = a._data
-        _setup(ctx, x, dims, keepdim)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # (_setup, inlined)
         if dims == (x.ndim - 1,) and x.dtype.kind in "fiu":  # NumPy's own dtypes: see max_last
             out = max_last(ctx.xp, x, kind)
             out = out if keepdim else out.reshape(x.shape[:-1])
         else:
-            reduce = x.max if kind == "max" else x.min
-            out = ctx.xp.asarray(quiet_extreme(ctx.xp, x, reduce, axis=dims, keepdims=keepdim))
+            out = ctx.xp.asarray(extreme(ctx.xp, x, kind, dims, keepdim))
         out = row_major(ctx.xp, out)
         ctx.save_for_backward(a, out)
         return out
@@ -1084,13 +1159,13 @@ class MaxDim(Function):
     def forward(ctx, a, *, dim, keepdim, kind):
         x = a._data
         xp = ctx.xp
-        _setup(ctx, x, (dim,), keepdim)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, (dim,), keepdim  # (_setup, inlined)
         if x.ndim == 0:
             ctx.idx = None
             return x.copy(), xp.zeros((), dtype=_dtype.int64.np)
         # the array methods (keepdims): xp.argmax and xp.expand_dims dispatch in Python
         idx = (x.argmax if kind == "max" else x.argmin)(axis=dim, keepdims=True)
-        values = xp.take_along_axis(x, idx, axis=dim)
+        values = take_at(xp, x, idx, dim)
         ctx.idx = idx
         if not keepdim:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
@@ -1108,6 +1183,20 @@ class MaxDim(Function):
         # a selection, as torch's scatter into zeros: an inf upstream gradient leaves the
         # other elements +0. (a product with the mask would make them inf * 0 = NaN)
         return where(_const(_one_hot(ctx), grad), _keepdim(grad, ctx), 0.0)
+
+
+def take_at(xp, x, idx, dim):
+    """xp.take_along_axis(x, idx, axis=dim) for idx of argmax's keepdims shape: on the host, a
+    1-d or 2-d x is indexed directly with the index arrays take_along_axis would build (the
+    same gather: its Python-level setup cost more than the gather itself, 2.9 -> 1.1 us on a
+    (32, 32) x)."""
+    if xp is _CPU_XP and x.ndim <= 2:
+        if x.ndim == 1:
+            return x[idx]
+        if dim:
+            return x[_CPU_XP.arange(x.shape[0]).reshape(-1, 1), idx]
+        return x[idx, _CPU_XP.arange(x.shape[1])]
+    return xp.take_along_axis(x, idx, axis=dim)
 
 
 def _one_hot(ctx):
@@ -1166,6 +1255,24 @@ def _called(args, dim, keepdim, by_keyword, other=None):
 # (non-bool) tensor as an int there (dim computed by tensor code); any other tensor is a
 # TypeError. Telling max(x, t) from max(x, dim=t) needs the positional slot, hence *args.
 def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
+    if input.__class__ is Tensor and out is None and other is None and axis is None and (
+        keepdims is None
+    ):  # The common calls skip the full parse below: x.max() here, x.max(d[, keepdim]) with an
+        # int d and a bool keepdim (by keyword too) in _max_min_dim
+        if args or dim is not _MISSING:
+            result = _max_min_dim(kind, input, args, dim, keepdim)
+            if result is not None:
+                return result
+        elif keepdim is _MISSING and input._data.size:
+            if (  # NOTE [ The no-grad fast path ]: Amax.forward's full max (extreme)
+                input._device is _CPU
+                and not (input._requires_grad and _grad_state.enabled)
+                and fast_path[0]
+                and input._data.dtype.kind in "fiub"
+            ):
+                return plain_result(_CPU_EXTREMES[kind].reduce(input._data, axis=None), _CPU)
+            fn = MaxAll if kind == "max" else MinAll
+            return fn.apply(input, dims=None, keepdim=False, kind=kind)
     if not isinstance(input, Tensor):  # NOTE [ Overloaded reductions ]
         from minitorch._ops._parser_errors import overload_error
 
@@ -1254,6 +1361,49 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     return getattr(return_types, kind)((values, indices))
 
 
+def _max_min_dim(kind, input, args, dim, keepdim):
+    """(values, indices) of a plain non-empty tensor's max/min along an int dim in range, given
+    as (d,), (d, keepdim) or dim=d, with a bool keepdim (by keyword too): what _max_min's full
+    parse computes; None for any other call (the full parse reads those, and raises its errors)."""
+    n = len(args)
+    if n:
+        if dim is not _MISSING or args[0].__class__ is not int or n > 2:
+            return None
+        dim = args[0]
+        if n == 2:
+            if keepdim is not _MISSING:
+                return None
+            keepdim = args[1]
+    elif dim.__class__ is not int:
+        return None
+    if keepdim is _MISSING:
+        keepdim = False
+    elif keepdim.__class__ is not bool:
+        return None
+    x = input._data
+    nd = x.ndim
+    if not (-nd <= dim < nd and x.size):  # (a 0-d x too)
+        return None
+    fn = MaxDim if kind == "max" else MinDim
+    if (  # NOTE [ The no-grad fast path ]: MaxDim.forward, with apply's ctx for no node
+        input._device is _CPU
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+        and x.dtype.kind in "fiub"
+    ):
+        values, indices = fn.forward(
+            _CPU_NULL_CTX, input, dim=dim % nd, keepdim=keepdim, kind=kind
+        )
+        values, indices = plain_result(values, _CPU), plain_result(indices, _CPU)
+    else:
+        values, indices = fn.apply(input, dim=dim % nd, keepdim=keepdim, kind=kind)
+        if values._grad_fn is not None:
+            watch_index(values._grad_fn, indices)
+            values._grad_fn.given_dim = dim
+    # (return_types' constructor, past its check of the sequence's length)
+    return tuple.__new__(return_types.max if kind == "max" else return_types.min, (values, indices))
+
+
 def max(
     input, *args, dim=_MISSING, keepdim=_MISSING, out=None, axis=None, keepdims=None, other=None
 ):
@@ -1278,6 +1428,12 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
         raise not_tensor(op, input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error(op, dim, keepdim)
+    if dim.__class__ is int and out is None and x.size and -x.ndim <= dim < x.ndim:
+        # the common call (x.amax(d), a non-empty x) skips the checks below
+        result = fn.apply(input, dims=(dim % x.ndim,), keepdim=keepdim, kind=op[1:])
+        if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
+            result._grad_fn.given_dims = (dim,)
+        return result
     if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
         _out_exact(input, out, op)  # (its error: torch checks out's dtype before the dims)
     if not x.size and x.ndim and dim is not None:
@@ -1438,7 +1594,7 @@ class Logsumexp(Function):
     def forward(ctx, a, *, dims, keepdim, result_dtype=None):
         x = a._data
         xp = ctx.xp
-        _setup(ctx, x, dims, keepdim)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # _setup, inlined (hot: losses)
         dt = x.dtype
         rdt = dt if result_dtype is None else result_dtype  # out='s dtype may differ
         if x.size == 0:
@@ -1446,11 +1602,13 @@ class Logsumexp(Function):
             if not keepdim:
                 shape = _drop(x.shape, dims)
             out = xp.full(shape, -float("inf"), dtype=rdt)
-        elif rdt is dt and not opmath_dtype(dt):
-            m = max_last(xp, x) if dims == (x.ndim - 1,) else x.max(axis=dims, keepdims=True)
+        elif rdt is dt and (dt.itemsize >= 4 or not opmath_dtype(dt)):
+            m = max_last(xp, x) if dims == (x.ndim - 1,) else extreme(xp, x, "max", dims, True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
-            # all -inf: log(0) = -inf (NumPy's warning: to the kernel-module filter, as softmax's)
-            out = xp.log(xp.exp(x - m).sum(axis=dims, keepdims=True)) + m
+            # all -inf: log(0) = -inf (NumPy's warning: to the kernel-module filter, as softmax's);
+            # the sum is ndarray.sum's ufunc (NOTE [ Reductions call the ufunc ]: its terms, at
+            # most 1 or inf, cannot overflow)
+            out = xp.log(xp.add.reduce(xp.exp(x - m), axis=dims, keepdims=True)) + m
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=dt)
@@ -1521,6 +1679,12 @@ def _logsumexp(op, input, dim, keepdim, out, extra=()):
         raise not_tensor(op, input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error(op, dim, keepdim)
+    if dim.__class__ is int and out is None and x.dtype.kind == "f" and -x.ndim <= dim < x.ndim:
+        # the common call (x.logsumexp(d), a float16/32/64 x) skips the checks below
+        result = Logsumexp.apply(input, dims=(dim % x.ndim,), keepdim=keepdim)
+        if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
+            result._grad_fn.given_dim = dim
+        return result
     if out is not None and isinstance(out, Tensor) and dim is not _MISSING and dim is not None:
         # computed in out's dtype, which must be a float (the message names logsumexp either way;
         # checked before an empty dim tuple's kernel error, after the parser's of no dim)

@@ -37,11 +37,11 @@ from minitorch._ops.reduction import (
     _argument_error,
     _check_nonempty,
     _const,
+    _drop,
     _keepdim,
     _numel,
     _out,
     _saved_given_dims,
-    _setup,
     _short,
     keep_shape,
     mean,
@@ -156,9 +156,10 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
     # float32 and half precision in float64 (torch's CPU kernels accumulate in double: a float32
     # two-pass variance of 200k points far from the origin was off by 4e-5; a bfloat16 std of
     # values near its max, whose squares overflow float32, is finite)
-    half = _accumulate_dtype(x)
-    acc = "float64" if x.dtype == "float32" or half is not None else None
-    dt = acc or x.dtype
+    xdt = x.dtype
+    half = opmath_dtype(xdt) if xdt.itemsize < 4 else None  # (_accumulate_dtype, no call for 4+)
+    acc = "float64" if xdt.kind == "f" and xdt.itemsize == 4 or half is not None else None
+    dt = acc or xdt
     n = _numel(x.shape, dims)
     dof = n - correction
     ctx.dof = dof
@@ -182,9 +183,12 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
         # each slice by its first element gives the same exact 0 at two-pass cost (d is 0 for
         # a constant slice, whatever sum(x) / n rounds to) and the accuracy of a shifted
         # two-pass elsewhere
-        first = tuple(
-            slice(0, 1) if dims is None or i in dims else slice(None) for i in range(x.ndim)
-        )
+        if dims is not None and len(dims) == 1:  # (the dims after it: taken whole)
+            first = (slice(None),) * dims[0] + (slice(0, 1),)
+        else:
+            first = tuple(
+                slice(0, 1) if dims is None or i in dims else slice(None) for i in range(x.ndim)
+            )
         if acc is not None:
             d = x.astype(acc)
             d -= x[first]
@@ -198,7 +202,7 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
     else:
         v = ss / dof
     if not keepdim:
-        v = v.reshape(tuple(s for i, s in enumerate(x.shape) if dims is not None and i not in dims))
+        v = v.reshape(_drop(x.shape, dims))
     return row_major(xp, xp.asarray(v, dtype=dt))
 
 
@@ -220,7 +224,7 @@ class Var(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, correction, grad_dof, welford=False):
         x = a._data
-        _setup(ctx, x, dims, keepdim)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # (_setup, inlined)
         ctx.grad_dof = grad_dof
         ctx.save_for_backward(a)
         return _moments(ctx, x, dims, keepdim, correction, welford).astype(x.dtype, copy=False)
@@ -257,7 +261,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, correction, grad_dof, welford=False):
         x = a._data
-        _setup(ctx, x, dims, keepdim)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # (_setup, inlined)
         ctx.grad_dof = grad_dof
         v = _moments(ctx, x, dims, keepdim, correction, welford)
         out = ctx.xp.sqrt(v).astype(x.dtype, copy=False)
@@ -276,6 +280,17 @@ class Std(Function):
 
 
 def _var_args(op, input, dim, unbiased, keepdim, correction):
+    if unbiased is _MISSING and correction is None and input.__class__ is Tensor and (
+        input._data.dtype.kind == "f"
+    ):  # The common calls skip the parse below: x.var(), x.var(d[, keepdim]) with an int d in
+        # range and a bool keepdim, of a float16/32/64 x with more than one element to reduce
+        x = input._data
+        if dim is _MISSING:
+            if keepdim is _MISSING and x.size > 1:
+                return None, False, 1, None
+        elif dim.__class__ is int and (keepdim is _MISSING or keepdim.__class__ is bool):
+            if -x.ndim <= dim < x.ndim and x.shape[dim] > 1:
+                return (dim % x.ndim,), keepdim is True, 1, x.shape[dim] - 1
     # (unbiased is _MISSING where not given: a None given is refused below, as torch's
     # overloads take a bool only: var(x, 0, None))
     if keepdim is _MISSING:
@@ -515,32 +530,31 @@ class LinalgVectorNorm(Function):
     def forward(ctx, a, *, ord, dims, keepdim):
         x = a._data
         xp = ctx.xp
-        _setup(ctx, x, dims, keepdim)
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # (_setup, inlined)
         ctx.ord = ord
         dt = x.dtype
-        if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
+        if dt.itemsize < 4 and opmath_dtype(dt):  # half: in float32, rounded once, as torch
             x = x.astype("float32")
         # |x| only for the orders that use it (the 2-norm of a (1000, 1000) float32 spent a
-        # third of its time there)
-        ax = None if ord in (0, 2) else xp.abs(x)
-        if ord == math.inf:
-            out = ax.max(axis=dims, keepdims=keepdim)
-        elif ord == -math.inf:
-            out = ax.min(axis=dims, keepdims=keepdim)
-        elif ord == 0:
-            out = (x != 0).sum(axis=dims, keepdims=keepdim)
-        elif ord == 1:  # the ufunc's reduce: overflow stays silent (NOTE [ Reductions call the
-            # ufunc ] in reduction.py)
-            out = xp.add.reduce(ax, axis=dims, keepdims=keepdim)
-        else:
+        # third of its time there); the common order first
+        if ord == 2 or ord not in (math.inf, -math.inf, 0, 1):
             if ord == 2:
                 out = xp.sqrt(xp.add.reduce(x * x, axis=dims, keepdims=keepdim))
             else:
-                out = xp.add.reduce(ax**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+                out = xp.add.reduce(xp.abs(x) ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
             if out.size == x.size:
                 # one element per output: torch's norm is |x| itself, where the power above
                 # overflows or underflows (float32 |x| = 1e30 would give inf, 1e-30 gives 0)
                 out = xp.abs(x).reshape(out.shape)
+        elif ord == math.inf:
+            out = xp.abs(x).max(axis=dims, keepdims=keepdim)
+        elif ord == -math.inf:
+            out = xp.abs(x).min(axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = (x != 0).sum(axis=dims, keepdims=keepdim)
+        else:  # 1: the ufunc's reduce, overflow stays silent (NOTE [ Reductions call the ufunc ]
+            # in reduction.py)
+            out = xp.add.reduce(xp.abs(x), axis=dims, keepdims=keepdim)
         out = row_major(xp, xp.asarray(out, dtype=dt))
         ctx.save_for_backward(a, out)
         return out
@@ -592,6 +606,8 @@ class LinalgVectorNorm(Function):
 
 
 def _ord(ord, op):
+    if ord.__class__ is float or ord.__class__ is int:  # the common orders: what follows gives
+        return float(ord)
     ord = number(ord)  # a NumPy scalar order (for p in np.arange(1, 4)) as its Python number
     if isinstance(ord, Tensor):  # NOTE [ Number-like arguments ] (a bool one reads as 1.0)
         return float(number_arg(ord, op, "ord"))
@@ -817,6 +833,20 @@ def _norm_out(result, out, op=None):
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """The Frobenius/p-norm of input over dims. Mirrors torch.norm (deprecated in torch)."""
+    if (
+        p.__class__ is str
+        and p == "fro"
+        and dim is None
+        and keepdim is False
+        and out is None
+        and dtype is None
+        and input.__class__ is Tensor
+        and input._data.dtype.kind == "f"
+    ):  # the common call, x.norm() of a float16/32/64 x: what vector_norm(x, 2) computes
+        result = LinalgVectorNorm.apply(input, ord=2.0, dims=None, keepdim=False)
+        if result._grad_fn is not None:  # (for grad_fn._saved_<name>, as vector_norm's)
+            result._grad_fn.__dict__.update(given_dim=None, given_ord=2)
+        return result
     if isinstance(p, Tensor):  # before the string comparisons: NOTE [ Number-like arguments ]
         p = _ord(p, "linalg_vector_norm")
     if isinstance(dim, int):

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from math import prod as _prod
+
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._backend import strided_view
 from minitorch._ops._common import check_int, index, int_list, is_index, not_tensor, type_name
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make, _storage_root
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd import function as _function
+from minitorch.autograd.function import Function, _mark_view, fast_path, name_node
+from minitorch.autograd.grad_mode import state as _grad_state
+
+_CPU_XP = _CPU.backend.xp  # the view fast paths' module (NOTE [ The view fast path ])
+_WHOLE = slice(None)
 
 __all__ = [
     "view",
@@ -97,6 +105,31 @@ def empty_view(xp, a: Tensor, key: tuple):
     return at_strides(xp, a._data, offset, out_shape, out_strides)
 
 
+# NOTE [ The view fast path ]
+# Views run everywhere in model code (a flatten before a Linear, the reshapes of attention), and
+# most of their cost was Function.apply's. Where no node is recorded (NOTE [ The no-grad fast
+# path ] in minitorch/autograd/function.py: a plain CPU tensor, nothing to record, no profile
+# open), a view op computes its forward's array itself, once its arguments are checked, and
+# plain_view wraps it as apply would: a new tensor with no history that _mark_view makes a view
+# of its input (same base, version counter and replay chain, the same registration of NOTE
+# [ Views and grad mode ]). The keyword arguments it records are those the op's apply call
+# passes, so a replay of the chain runs the same forward. Anything else (a node to record, a
+# subclass, another device, an empty result some forwards rebuild) takes the full path.
+def plain_view(a: Tensor, out, cls, kwargs: dict) -> Tensor:
+    """Function.apply's result for the view op `cls`, called on the plain CPU tensor `a` with
+    keyword arguments `kwargs`, when no node is recorded: `out` is the array its forward
+    returns (NOTE [ The view fast path ])."""
+    result = _function._new_object(Tensor)  # (read here: NOTE [ Inference tensors ])
+    result._vc = [0]  # first, as in apply (the store that marks an inference tensor)
+    result._data = out
+    result._device = _CPU
+    result._requires_grad = False
+    result._grad_fn = None
+    result._grad = None
+    _mark_view(result, a, cls, (), kwargs)  # (which sets _base)
+    return result
+
+
 def as_view_array(x, shape):
     """A new array object sharing x's memory, with `shape` (the strides must allow it)."""
     shape = tuple(shape)
@@ -104,6 +137,31 @@ def as_view_array(x, shape):
 
 
 def _infer_shape(shape, numel, op):
+    """`shape` as a tuple of ints for `numel` elements, its one -1 inferred; torch's errors
+    (_infer_shape_checked) for anything else. The common shapes (ints, at most one -1) are
+    read in one loop."""
+    if shape.__class__ is not tuple:
+        return _infer_shape_checked(shape, numel, op)
+    inferred = False
+    for s in shape:
+        if s.__class__ is not int or s < 0:
+            if s.__class__ is not int or s != -1 or inferred:
+                return _infer_shape_checked(shape, numel, op)
+            inferred = True
+    if not inferred:
+        if _prod(shape) == numel:
+            return shape
+    else:
+        rest = -_prod(shape)
+        if rest and not numel % rest:
+            if shape[-1] == -1:  # (x.view(-1), x.view(n, -1))
+                return shape[:-1] + (numel // rest,)
+            i = shape.index(-1)
+            return shape[:i] + (numel // rest,) + shape[i + 1 :]
+    return _infer_shape_checked(shape, numel, op)  # raises torch's error
+
+
+def _infer_shape_checked(shape, numel, op):
     given = shape
     try:
         shape = tuple(shape)
@@ -191,8 +249,9 @@ class View(Function):
 
     @staticmethod
     def forward(ctx, a, *, shape):
-        ctx.in_shape = a._data.shape
-        return as_view_array(a._data, shape)
+        x = a._data
+        ctx.in_shape = x.shape
+        return x.view() if x.shape == shape else x.reshape(shape)  # (as_view_array, inlined)
 
     backward = _backward_data = staticmethod(_reshape_back)
 
@@ -221,11 +280,19 @@ def view(input: Tensor, shape) -> Tensor:
     """Mirrors torch.Tensor.view (shares memory; an error when the strides forbid it)."""
     x = input._data
     shape = _infer_shape(shape, x.size, "view")
-    if not _viewable(x, shape):
+    if not (x.flags.c_contiguous or _viewable(x, shape)):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
+    if (  # NOTE [ The view fast path ]: View.forward's array
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        out = x.view() if x.shape == shape else x.reshape(shape)
+        return plain_view(input, out, View, {"shape": shape})
     return View.apply(input, shape=shape)
 
 
@@ -298,9 +365,23 @@ def reshape(input: Tensor, shape) -> Tensor:
         x = input._data
     except AttributeError:  # torch.reshape(ndarray, ...): zero-cost when a tensor
         raise not_tensor("reshape", input) from None
-    shape = _infer_shape(shape, x.size, "reshape")
-    if _viewable(x, shape):
-        return (View if x.flags.c_contiguous else ReshapeAlias).apply(input, shape=shape)
+    return _reshaped(input, x, _infer_shape(shape, x.size, "reshape"))
+
+
+def _reshaped(input: Tensor, x, shape: tuple) -> Tensor:
+    """reshape of input (whose array is x) to `shape`, a tuple of ints of its number of
+    elements: a view when the strides allow, else a copy."""
+    contiguous = x.flags.c_contiguous
+    if contiguous or _viewable(x, shape):
+        if (  # NOTE [ The view fast path ]: View.forward's (ReshapeAlias's) array
+            not (input._requires_grad and _grad_state.enabled)
+            and input.__class__ is Tensor
+            and input._device is _CPU
+            and fast_path[0]
+        ):
+            out = x.view() if x.shape == shape else x.reshape(shape)
+            return plain_view(input, out, View if contiguous else ReshapeAlias, {"shape": shape})
+        return (View if contiguous else ReshapeAlias).apply(input, shape=shape)
     if not input._requires_grad:  # no graph to show: one copy
         return Reshape.apply(input, shape=shape)
     # torch copies as clone(contiguous) and then _unsafe_view: a graph walker sees
@@ -333,21 +414,28 @@ def flatten(input: Tensor = REQUIRED, start_dim: int = 0, end_dim: int = -1, *ex
         shape = input._data.shape
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("flatten", input) from None
-    if not shape:
+    n = len(shape)
+    if not n:
         # a 0-d tensor takes dims 0 and -1 only (torch's IndexError otherwise); it becomes 1-d
         _wrap_dim(start_dim, 0, "flatten", "start_dim", 2)
         _wrap_dim(end_dim, 0, "flatten", "end_dim", 3)
         return reshape(input, (1,))
-    start = _wrap_dim(start_dim, len(shape), "flatten", "start_dim", 2)
-    end = _wrap_dim(end_dim, len(shape), "flatten", "end_dim", 3)
+    # (_wrap_dim's result, inlined for int dims in range)
+    if start_dim.__class__ is int and -n <= start_dim < n:
+        start = start_dim % n
+    else:
+        start = _wrap_dim(start_dim, n, "flatten", "start_dim", 2)
+    if end_dim.__class__ is int and -n <= end_dim < n:
+        end = end_dim % n
+    else:
+        end = _wrap_dim(end_dim, n, "flatten", "end_dim", 3)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
         return input
-    n = 1
-    for s in shape[start : end + 1]:
-        n *= s
-    return reshape(input, shape[:start] + (n,) + shape[end + 1 :])
+    return _reshaped(
+        input, input._data, shape[:start] + (_prod(shape[start : end + 1]),) + shape[end + 1 :]
+    )
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
@@ -359,7 +447,15 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     # torch's order: the parser's types (dim's, then sizes'), dim's range, empty sizes, 0-d
     if dim.__class__ is not int:
         dim = check_int("unflatten", dim, "dim", 2)
-    sizes = int_list(sizes, "unflatten", "sizes", 3)
+    if sizes.__class__ is tuple or sizes.__class__ is list:
+        given = sizes
+        sizes = tuple(sizes)
+        for s in sizes:
+            if s.__class__ is not int:  # (int_list's result where all are ints)
+                sizes = int_list(given, "unflatten", "sizes", 3)
+                break
+    else:
+        sizes = int_list(sizes, "unflatten", "sizes", 3)
     d = _wrap_dim(dim, len(shape), "unflatten", "dim", 2)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -392,7 +488,7 @@ class Squeeze(Function):
     def forward(ctx, a, *, dims):
         x = a._data
         ctx.in_shape = x.shape
-        out = as_view_array(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
+        out = as_view_array(x, _squeezed_shape(x.shape, dims))
         if out.size:
             return out
         # NumPy's reshape gives an empty array zero strides: keep torch's (NOTE [ Empty views ])
@@ -400,6 +496,32 @@ class Squeeze(Function):
         return at_strides(ctx.xp, x, 0, out.shape, strides)
 
     backward = _backward_data = staticmethod(_reshape_back)
+
+
+def _squeezed_shape(shape: tuple, dims: tuple) -> tuple:
+    """shape without the dims `dims` (distinct, in range)."""
+    if not dims:
+        return shape
+    if len(dims) == 1:
+        d = dims[0]
+        return shape[:d] + shape[d + 1 :]
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _squeeze(input: Tensor, cls, dims: tuple) -> Tensor:
+    """cls.apply(input, dims=dims) for a squeeze node class (NOTE [ The view fast path ]:
+    Squeeze.forward's array where it is not empty)."""
+    if (
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        x = input._data
+        out = x.view() if not dims else x.reshape(_squeezed_shape(x.shape, dims))
+        if out.size:  # (as_view_array's; an empty one is rebuilt by the forward)
+            return plain_view(input, out, cls, {"dims": dims})
+    return cls.apply(input, dims=dims)
 
 
 class SqueezeDim(Squeeze):
@@ -436,10 +558,16 @@ def squeeze(input: Tensor = REQUIRED, dim=None, *extra) -> Tensor:
         raise _squeeze_error(input, dim) from None
     n = len(shape)
     if dim is None:
-        return Squeeze.apply(input, dims=tuple(i for i, s in enumerate(shape) if s == 1))
+        ones = shape.count(1)
+        if ones < 2:  # (the dims of size 1, found by C calls where there are fewer than two)
+            return _squeeze(input, Squeeze, (shape.index(1),) if ones else ())
+        return _squeeze(input, Squeeze, tuple(i for i, s in enumerate(shape) if s == 1))
+    if dim.__class__ is int and -n <= dim < n:  # (_wrap_dim's result, inlined)
+        d = dim % n
+        return _squeeze(input, SqueezeDim, (d,) if shape[d] == 1 else ())
     if isinstance(dim, int) or is_index(dim):
         d = _wrap_dim(dim, n)
-        return SqueezeDim.apply(input, dims=(d,) if n and shape[d] == 1 else ())
+        return _squeeze(input, SqueezeDim, (d,) if n and shape[d] == 1 else ())
     if not isinstance(dim, (tuple, list)):  # a 9-element tensor, a str: no overload takes it
         raise _squeeze_error(input, dim)
     wrapped = []
@@ -457,7 +585,7 @@ def squeeze(input: Tensor = REQUIRED, dim=None, *extra) -> Tensor:
         if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)
-    return SqueezeDims.apply(input, dims=tuple(d for d in wrapped if n and shape[d] == 1))
+    return _squeeze(input, SqueezeDims, tuple(d for d in wrapped if n and shape[d] == 1))
 
 
 class Unsqueeze(Function):
@@ -468,21 +596,26 @@ class Unsqueeze(Function):
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        x = a._data
-        shape = x.shape
-        ctx.in_shape = shape
+        ctx.in_shape = a._data.shape
         ctx.dim = dim
-        out = as_view_array(x, shape[:dim] + (1,) + shape[dim:])
-        # torch's new dim strides like a contiguous dim over the one it precedes (1 at the end);
-        # NumPy's reshape may give another (and an empty array 0 strides throughout)
-        have = x.strides if x.size else tuple(st * x.itemsize for st in a.stride())
-        new = have[dim] * shape[dim] if dim < len(shape) else x.itemsize
-        strides = have[:dim] + (new,) + have[dim:]
-        if out.strides != strides:
-            out = strided_view(ctx.xp, out, out.shape, strides)
-        return out
+        return _unsqueezed(ctx.xp, a, dim)
 
     backward = _backward_data = staticmethod(_reshape_back)
+
+
+def _unsqueezed(xp, a: Tensor, dim: int):
+    """a's array with a new size-1 dim at `dim` (in range), strided as torch's."""
+    x = a._data
+    shape = x.shape
+    out = x.reshape(shape[:dim] + (1,) + shape[dim:])  # (as_view_array: never x's own shape)
+    # torch's new dim strides like a contiguous dim over the one it precedes (1 at the end);
+    # NumPy's reshape may give another (and an empty array 0 strides throughout)
+    have = x.strides if x.size else tuple(st * x.itemsize for st in a.stride())
+    new = have[dim] * shape[dim] if dim < len(shape) else x.itemsize
+    strides = have[:dim] + (new,) + have[dim:]
+    if out.strides != strides:
+        out = strided_view(xp, out, out.shape, strides)
+    return out
 
 
 def unsqueeze(input: Tensor = REQUIRED, dim: int = REQUIRED, *extra) -> Tensor:
@@ -490,10 +623,21 @@ def unsqueeze(input: Tensor = REQUIRED, dim: int = REQUIRED, *extra) -> Tensor:
     if extra or input is REQUIRED or dim is REQUIRED:
         raise arity_error("unsqueeze", extra, 2, input=input, dim=dim)
     try:
-        nd = input._data.ndim
+        n = input._data.ndim + 1
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("unsqueeze", input) from None
-    return Unsqueeze.apply(input, dim=_wrap_dim(dim, nd + 1, "unsqueeze", "dim", 2))
+    if dim.__class__ is int and -n <= dim < n:  # (_wrap_dim's result, inlined)
+        dim %= n
+    else:
+        dim = _wrap_dim(dim, n, "unsqueeze", "dim", 2)
+    if (  # NOTE [ The view fast path ]: Unsqueeze.forward's array
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        return plain_view(input, _unsqueezed(_CPU_XP, input, dim), Unsqueeze, {"dim": dim})
+    return Unsqueeze.apply(input, dim=dim)
 
 
 # --- permutations of dims ---
@@ -591,12 +735,22 @@ def permute(input: Tensor, dims) -> Tensor:
             f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
             f"len(dims) = {len(dims)}"
         )
-    try:
-        dims = tuple(_wrap_dim(d, n) for d in dims)
-    except TypeError:  # an int-like tensor, or torch's wording for what is not int-like
-        dims = tuple(_wrap_dim(d, n) for d in int_list(dims, "permute", "dims", 2))
+    for d in dims:
+        if d.__class__ is not int or not 0 <= d < n:  # (else _wrap_dim leaves each as it is)
+            try:
+                dims = tuple(_wrap_dim(d, n) for d in dims)
+            except TypeError:  # an int-like tensor, or torch's wording for what is not int-like
+                dims = tuple(_wrap_dim(d, n) for d in int_list(dims, "permute", "dims", 2))
+            break
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
+    if (  # NOTE [ The view fast path ]: Permute.forward's array
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        return plain_view(input, input._data.transpose(dims), Permute, {"dims": dims})
     return Permute.apply(input, dims=dims)
 
 
@@ -607,11 +761,28 @@ def transpose(
     if extra or input is REQUIRED or dim0 is REQUIRED or dim1 is REQUIRED:
         raise arity_error("transpose", extra, 3, input=input, dim0=dim0, dim1=dim1)
     try:
-        n = input._data.ndim
+        x = input._data
     except AttributeError:  # torch.transpose(None, 0, 1): zero-cost when a tensor
         raise not_tensor("transpose", input) from None
-    d0 = _wrap_dim(dim0, n, "transpose", "dim0", 2)
-    return Transpose.apply(input, dim0=d0, dim1=_wrap_dim(dim1, n, "transpose", "dim1", 3))
+    n = x.ndim or 1  # (a 0-d tensor takes dims 0 and -1, as _wrap_dim)
+    # (_wrap_dim's results, inlined for int dims in range)
+    if dim0.__class__ is int and -n <= dim0 < n:
+        dim0 %= n
+    else:
+        dim0 = _wrap_dim(dim0, x.ndim, "transpose", "dim0", 2)
+    if dim1.__class__ is int and -n <= dim1 < n:
+        dim1 %= n
+    else:
+        dim1 = _wrap_dim(dim1, x.ndim, "transpose", "dim1", 3)
+    if (  # NOTE [ The view fast path ]: Transpose.forward's array
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        out = x.view() if dim0 == dim1 else x.swapaxes(dim0, dim1)
+        return plain_view(input, out, Transpose, {"dim0": dim0, "dim1": dim1})
+    return Transpose.apply(input, dim0=dim0, dim1=dim1)
 
 
 swapdims = transpose
@@ -641,6 +812,14 @@ def t(input: Tensor = REQUIRED, *extra) -> Tensor:
         raise not_tensor("t", input) from None
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    if (  # NOTE [ The view fast path ]: TransposeT.forward's array
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        x = input._data
+        return plain_view(input, x.T if n == 2 else x.view(), TransposeT, {})
     return TransposeT.apply(input)
 
 
@@ -681,7 +860,15 @@ def numpy_T(input: Tensor) -> Tensor:
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
             "reverse the dimensions of a tensor.",
         )
-    return Permute.apply(input, dims=tuple(range(n - 1, -1, -1)))
+    dims = (1, 0) if n == 2 else tuple(range(n - 1, -1, -1))
+    if (  # NOTE [ The view fast path ]: Permute.forward's array
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        return plain_view(input, input._data.transpose(dims), Permute, {"dims": dims})
+    return Permute.apply(input, dims=dims)
 
 
 def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
@@ -783,16 +970,66 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, *, shape):
         ctx.in_shape = a._data.shape
-        out = a._device.backend.broadcast_to(a._data, shape)
-        if 1 in shape or not out.size:  # NumPy gives size-1 dims and empty arrays 0 strides
-            out = strided_view(ctx.xp, out, shape, _expand_strides(a, shape))
-        return out
+        return _expanded(a._device.backend, a, shape)
 
     @staticmethod
     def backward(ctx, grad):
         return grad  # the engine sums the broadcast dims back to a's shape
 
     _backward_data = backward  # an array passes as well (NOTE [ Data-level backward ])
+
+
+def _expanded(backend, a: Tensor, shape: tuple):
+    """a's array broadcast to `shape` (checked), strided as torch's."""
+    x = a._data
+    if (
+        backend is _CPU.backend
+        and 1 not in shape
+        and x.base is None
+        and x.size
+        and 0 not in shape
+        and x.flags.c_contiguous
+    ):
+        # np.broadcast_to's view of an array that owns its memory (x as its base, x's strides
+        # where a dim is kept, 0 where broadcast, read-only), made directly: its Python-level
+        # argument handling cost ~1 us of the ~1.5 of x.expand(...)
+        lead = len(shape) - x.ndim  # (_expand_strides, where no size is 1)
+        strides = [
+            st if n == s else 0 for st, n, s in zip(x.strides, x.shape, shape[lead:], strict=True)
+        ]
+        if lead:
+            strides[:0] = (0,) * lead
+        out = _CPU_XP.ndarray(shape, x.dtype, x, 0, strides)
+        out.flags.writeable = False
+        return out
+    out = backend.broadcast_to(x, shape)
+    if 1 in shape or not out.size:  # NumPy gives size-1 dims and empty arrays 0 strides
+        out = strided_view(backend.xp, out, shape, _expand_strides(a, shape))
+    return out
+
+
+def _expand_shape(shape: tuple, sizes: tuple):
+    """The shape an expand of a tensor of `shape` to `sizes` makes, where sizes is all ints
+    that expand() accepts (-1 keeps a dim); None for anything else (expand words the error)."""
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        return None
+    for s in sizes:
+        if s.__class__ is not int:
+            return None
+    if lead:
+        if min(sizes[:lead]) < 0:
+            return None
+        kept = sizes[lead:]
+    else:
+        kept = sizes
+    if -1 in kept:
+        kept = tuple([have if s == -1 else s for s, have in zip(kept, shape, strict=True)])
+        sizes = sizes[:lead] + kept
+    for s, have in zip(kept, shape, strict=True):
+        if s != have and (have != 1 or s < 0):
+            return None
+    return sizes
 
 
 def _expand_strides(a, shape) -> tuple:
@@ -822,6 +1059,17 @@ def expand(input: Tensor, sizes) -> Tensor:
     """
     x = input._data
     sizes = tuple(sizes)
+    shape = _expand_shape(x.shape, sizes)  # (the common sizes; the checks below word errors)
+    if shape is not None:
+        if (  # NOTE [ The view fast path ]: Expand.forward's array
+            not (input._requires_grad and _grad_state.enabled)
+            and input.__class__ is Tensor
+            and input._device is _CPU
+            and fast_path[0]
+        ):
+            out = _expanded(_CPU.backend, input, shape)
+            return plain_view(input, out, Expand, {"shape": shape})
+        return Expand.apply(input, shape=shape)
     for s in sizes:
         if s.__class__ is not int:  # See NOTE [ Int-like arguments ]
             sizes = int_list(sizes, "expand", "size")
@@ -956,18 +1204,24 @@ def narrow(
     """input[start:start+length] along dim, sharing memory. Mirrors torch.narrow."""
     if extra or input is REQUIRED or dim is REQUIRED or start is REQUIRED or length is REQUIRED:
         raise narrow_arity_error((input, dim, start, length, *extra), False)
-    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+    if (
+        start.__class__ is not int
+        and isinstance(start, Tensor)
+        and (start._data.ndim or start._data.dtype.kind not in "iu")
+    ):
         # torch's overload for a Tensor start takes a 0-d integer one only
         raise RuntimeError("start must be an 0-dim integral Tensor.")
     try:
         shape = input._data.shape
-        if not shape:
+        n = len(shape)
+        if not n:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
         if length.__class__ is not int:
             length = sym_int(length, "narrow", "length")
         if length < 0:
             raise RuntimeError("narrow(): length must be non-negative.")
-        d = _wrap_dim(dim, len(shape))
+        # (_wrap_dim's result, inlined for an int dim in range)
+        d = dim % n if dim.__class__ is int and -n <= dim < n else _wrap_dim(dim, n)
         size = shape[d]
         if start.__class__ is not int:  # a 0-d integer tensor too: NOTE [ Int-like arguments ]
             start = index(start, "narrow", "start")
@@ -984,4 +1238,13 @@ def narrow(
         start += size
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    if (  # NOTE [ The view fast path ]: Narrow.forward's array where it is not empty
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        out = input._data[(_WHOLE,) * d + (slice(start, start + length),)]
+        if out.size:
+            return plain_view(input, out, Narrow, {"dim": d, "start": start, "length": length})
     return Narrow.apply(input, dim=d, start=start, length=length)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import warnings
 import weakref
 from collections import OrderedDict
@@ -922,7 +923,18 @@ class Function(metaclass=FunctionMeta):
 # error, which the full path raises in torch's words) takes the full path, which computes
 # afresh. A fast path is only ever an op function's first test, and each names the forward
 # it stands for.
-fast_path = [True]  # False while a profile records ops (minitorch/autograd/profiler.py)
+fast_path = [True]  # False while an observer of every op is active (pause_fast_path)
+_fast_path_pauses = [0]
+_fast_path_lock = threading.Lock()
+
+
+def pause_fast_path(pause: bool) -> None:
+    """Turns the fast paths off (pause) or back on (not pause) for an observer that wraps the ops'
+    Function.apply or forward (the profiler, FlopCounterMode); nested and overlapping observers
+    count, so the paths come back when the last one ends."""
+    with _fast_path_lock:
+        _fast_path_pauses[0] += 1 if pause else -1
+        fast_path[0] = _fast_path_pauses[0] == 0
 
 
 def plain_result(out, device):
@@ -1749,20 +1761,21 @@ def _check_inplace_leaf(t: Tensor, builtin: bool = True):
 
 
 def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
-    if a._base is not None:
-        base = a._base
-        chain = a._view_chain
+    base = a._base
+    vc = a._vc
+    if base is None:
+        base = a
+        out._view_version = vc[0]
+        out._view_chain = ((cls, extra_args, kwargs),)
+    else:
+        # A view of a view inherits its staleness: its chain extends the view's, which may
+        # predate a change of the base's shape (NOTE [ Views of a base whose shape changed ]).
+        out._view_version = a._view_version
+        out._view_chain = a._view_chain + ((cls, extra_args, kwargs),)
         if a.__dict__.get("_no_grad_view"):
             out._no_grad_view = a._no_grad_view
-    else:
-        base = a
-        chain = ()
     out._base = base
-    out._vc = a._vc
-    # A view of a view inherits its staleness: its chain extends the view's, which may predate
-    # a change of the base's shape (NOTE [ Views of a base whose shape changed ]).
-    out._view_version = a._vc[0] if base is a else a._view_version
-    out._view_chain = chain + ((cls, extra_args, kwargs),)
+    out._vc = vc
     # See NOTE [ Views and grad mode ]
     if not base._requires_grad:
         if state.enabled:

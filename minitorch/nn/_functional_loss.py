@@ -16,6 +16,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
+from minitorch._backend import cpu as _CPU
 from minitorch._factories import full_like
 from minitorch._ops._common import check_float, check_int, not_tensor, quiet, type_name
 from minitorch._ops.activation import logsigmoid
@@ -27,6 +28,7 @@ from minitorch._ops.nn_kernels import (
     binary_cross_entropy_kernel,
     nll_loss_kernel,
 )
+from minitorch._ops.nn_kernels import log_softmax as _log_softmax
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, scalar_node
@@ -369,6 +371,10 @@ def huber_loss(
 # --- negative log likelihood and cross entropy ---
 
 _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
+_REDUCTIONS = ("none", "mean", "sum")
+_HOST_XP = _CPU.backend.xp  # (the targets' range check reads CPU tensors only)
+_INT64 = _HOST_XP.dtype("int64")  # (what minitorch.int64 tensors hold on the host)
+_UINT64 = _HOST_XP.dtype("uint64")
 
 
 def _check_nll(input: Tensor, target: Tensor, weight) -> None:
@@ -378,6 +384,15 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     except AttributeError:  # torch's argument parser: a NumPy array, a list of class ids, ...
         raise _not_tensor_args("nll_loss_nd", input, target) from None
     dim, t_dim = len(shape), len(t_shape)
+    if (  # the common case, (N, C) float scores and (N,) int64 targets, passes every check below
+        dim == 2
+        and t_dim == 1
+        and shape[0] == t_shape[0]
+        and weight is None
+        and target._data.dtype is _INT64
+        and input._data.dtype.char in "fd"
+    ):
+        return
     if dim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dim})")
     got = t_shape[0] if t_dim else 0  # (torch counts a 0-d target as a batch of 0)
@@ -453,7 +468,10 @@ def _check_targets(target: Tensor, ignore_index: int, n_classes: int, byte=False
     t = target._data
     if not _on_host(target) or t.size == 0:
         return
-    if t.min() >= 0 and t.max() < n_classes:  # the common case, in two reductions
+    if t.dtype is _INT64:  # the common case, in one reduction: negative ids are huge as uint64
+        if _HOST_XP.maximum.reduce(t.view(_UINT64), axis=None) < n_classes:
+            return
+    elif t.min() >= 0 and t.max() < n_classes:  # the common case, in two reductions
         return
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
@@ -477,7 +495,7 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
     _check_nll(logp, target, weight)
     if weight is not None and weight.ndim != 1:  # (C, 1), (1, C), ... for a spatial input
         weight = weight.reshape(-1)
-    one = logp.ndim == 1  # one sample of C classes
+    one = logp._data.ndim == 1  # one sample of C classes
     watch = (logp, target) if one else None  # the tensors torch saves (and checks at backward)
     if one:
         logp, target = logp.unsqueeze(0), target.reshape(1)
@@ -485,8 +503,8 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
         byte = target.dtype is _dtype.uint8 and reduction == "none" and not one
         target = target.to(_dtype.int64)
         if byte:
-            _check_targets(target, ignore_index, logp.shape[1], byte=True)
-    _check_targets(target, ignore_index, logp.shape[1])
+            _check_targets(target, ignore_index, logp._data.shape[1], byte=True)
+    _check_targets(target, ignore_index, logp._data.shape[1])
     out = nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch)
     if one and reduction == "none":
         out = out.reshape(())
@@ -537,7 +555,8 @@ def cross_entropy(
         args = (input, target, weight, size_average, ignore_index, reduce, reduction)
         args += (label_smoothing,)
         return _autocast.call(cross_entropy, _autocast.FP32, args)
-    reduction = resolve_reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
+        reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
         ignore_index = _int_arg(ignore_index, "cross_entropy_loss")
     if label_smoothing.__class__ is not float:
@@ -569,7 +588,7 @@ def cross_entropy(
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
         _bad_label_smoothing(label_smoothing)
-    logp = _ops.log_softmax(input, class_dim)
+    logp = _log_softmax(input, class_dim)  # (torch.log_softmax without its alias wrapper)
     nll, logp, index = _nll(logp, target, weight, ignore_index, reduction)
     if label_smoothing <= 0:
         return nll

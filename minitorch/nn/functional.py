@@ -15,6 +15,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._ops import activation as _act
 from minitorch._ops._common import check_int, not_tensor
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
@@ -39,12 +40,18 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     threshold_,
 )
 from minitorch._ops.grouped_mm import grouped_mm  # noqa: F401  (torch's MoE grouped GEMM)
-from minitorch._ops.nn_kernels import linear_fits, linear_kernel
+from minitorch._ops.nn_kernels import Linear as _LinearOp
+from minitorch._ops.nn_kernels import LinearMm as _LinearMm
+from minitorch._ops.nn_kernels import LogSoftmax as _LogSoftmax
+from minitorch._ops.nn_kernels import Softmax as _Softmax
+from minitorch._ops.nn_kernels import _matmul_bias, linear_fits, linear_kernel
+from minitorch._ops.shape import TransposeT as _TransposeT
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
 from minitorch.autograd.composite import as_node, one_node
-from minitorch.autograd.function import name_node
+from minitorch.autograd.function import fast_path, name_node, plain_result
 from minitorch.autograd.grad_mode import no_grad as _no_grad
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
@@ -53,6 +60,7 @@ from minitorch.nn._functional_norm import *  # noqa: F403
 from minitorch.nn._functional_pad import *  # noqa: F403
 from minitorch.nn._functional_pad import _tie
 from minitorch.nn._functional_sparse import *  # noqa: F403
+from minitorch.nn.parameter import Parameter as _Parameter
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
@@ -78,6 +86,11 @@ from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch
     has_torch_function_unary,
     has_torch_function_variadic,
 )
+
+_CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
+# the argument classes that run an op as plain tensors do: a Parameter opts out of subclass
+# dispatch (NOTE [ Tensor subclasses ] in minitorch/_subclass.py)
+_PLAIN = (Tensor, _Parameter)
 
 _threshold = threshold  # torch's own name of F.threshold (pickle finds it by that name)
 
@@ -106,6 +119,47 @@ def linear(
     out: Tensor | None = None,
 ) -> Tensor:
     """input @ weight.T + bias. Mirrors torch.nn.functional.linear."""
+    if (  # plain tensors (the common case): the checks below have nothing to refuse
+        input.__class__ is Tensor
+        and weight.__class__ in _PLAIN
+        and (bias is None or bias.__class__ in _PLAIN)
+        and out is None
+        and not extra
+        and not _autocast.state.any_enabled
+    ):
+        x, w = input._data, weight._data
+        b = None if bias is None else bias._data
+        xs, ws = x.strides, w.strides
+        dt = x.dtype
+        if (  # a matrix input that linear_kernel hands to Linear/LinearMm (not the Laid ones)
+            len(xs) == 2
+            and len(ws) == 2
+            and xs[0] >= xs[1]
+            and ws[0] >= ws[1]
+            and x.shape[1] == w.shape[1]
+            and w.dtype is dt  # (identical dtype objects: equal others take linear_kernel)
+            and dt.char in "fd"
+            and (b is None or (b.dtype is dt and b.shape == (w.shape[0],)))
+        ):
+            if (  # NOTE [ The no-grad fast path ]: Linear.forward's product (LinearMm's)
+                input._device is _CPU
+                and weight._device is _CPU
+                and (bias is None or bias._device is _CPU)
+                and not (
+                    _grad_state.enabled
+                    and (
+                        input._requires_grad
+                        or weight._requires_grad
+                        or (bias is not None and bias._requires_grad)
+                    )
+                )
+                and fast_path[0]  # (off while a FlopCounterMode wraps Linear's forward)
+            ):
+                return plain_result(_matmul_bias(_CPU_XP, x, w.T, b), _CPU)
+            wt = _TransposeT.apply(weight)  # linear_kernel's graph, its checks passed here
+            return _LinearMm.apply(input, wt) if b is None else _LinearOp.apply(bias, input, wt)
+        if linear_fits(input, weight, bias):
+            return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
     if extra or input is REQUIRED or weight is REQUIRED:
         raise arity_error("linear", extra, 3, input=input, weight=weight)
     if _autocast.state.any_enabled and out is None:  # torch's out= variant runs uncast
@@ -258,6 +312,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(input, 0). Mirrors torch.nn.functional.relu."""
+    if input.__class__ is Tensor and inplace is False:  # (torch.relu refuses bool alike)
+        return _ops.relu(input)
     _check_tensor(input, "relu")
     if input.dtype.name == "bool":
         raise RuntimeError("Boolean inputs not supported for relu")
@@ -472,6 +528,20 @@ def _method_dim(dim, op: str) -> None:
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
+    if (  # NOTE [ The no-grad fast path ]: Softmax.forward's kernel (as in torch.softmax)
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and dim.__class__ is int
+        and dtype is None
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        x = input._data
+        n = x.ndim
+        if n and -n <= dim < n and x.dtype.char in "fd":
+            d = dim + n if dim < 0 else dim
+            return plain_result(_Softmax.kernel(_CPU_XP, x, d), _CPU)
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     if dim is None:  # torch's Python reads input.dim() first
@@ -506,6 +576,20 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
+    if (  # NOTE [ The no-grad fast path ]: LogSoftmax.forward's kernel (as in torch.log_softmax)
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and dim.__class__ is int
+        and dtype is None
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        x = input._data
+        n = x.ndim
+        if n and -n <= dim < n and x.dtype.char in "fd":
+            d = dim + n if dim < 0 else dim
+            return plain_result(_LogSoftmax.kernel(_CPU_XP, x, d, True), _CPU)
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     if dim is None:  # torch's Python reads input.dim() first

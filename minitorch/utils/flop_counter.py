@@ -32,6 +32,7 @@ from functools import wraps
 from math import prod
 
 from minitorch._ops.linalg import folds_into_mm
+from minitorch.autograd import function
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.utils.module_tracker import ModuleTracker
 
@@ -638,6 +639,7 @@ class FlopCounterMode:
         with _lock:  # See NOTE [ Nested and per-thread FlopCounterModes ]
             if not _op_registry.FLOP_COUNTERS:
                 _patches, _ = _install()
+                function.pause_fast_path(True)  # NOTE [ The no-grad fast path ]
             _op_registry.FLOP_COUNTERS.append(self)
         _state.modes = (*_modes(), self)
         self.mode = self
@@ -655,6 +657,7 @@ class FlopCounterMode:
             if not _op_registry.FLOP_COUNTERS:
                 _patches.restore()
                 _patches = None
+                function.pause_fast_path(False)
                 for cls, _, _ in _targets():
                     _sync_node_class(cls)
         self.mode = None

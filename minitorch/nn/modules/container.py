@@ -175,7 +175,8 @@ class Sequential(Module):
         return self
 
     def forward(self, input):
-        for module in self:
+        # iter(self) is this class's __iter__ unless a subclass has its own: no call for it
+        for module in self._modules.values() if self.__class__ is Sequential else self:
             input = module(input)
         return input
 

@@ -995,7 +995,9 @@ class Module:
             or _global_backward_hooks
             or _global_backward_pre_hooks
         ):
-            return self.forward(*args, **kwargs)
+            if kwargs:
+                return self.forward(*args, **kwargs)
+            return self.forward(*args)  # (no empty dict unpacked: most calls)
         called_always = set()
         # The output as the forward hooks have changed it so far: an always_call hook that runs
         # because a later hook raised sees it, as in torch.
