@@ -336,3 +336,23 @@ def test_other_devices_take_the_full_path():
 def test_fast_path_is_an_op_functions_first_test():
     # the switch the profiler turns: one flag, read by each fast path
     assert pointwise.fast_path is function.fast_path
+
+
+def test_observers_pause_the_fast_path_until_the_last_one_ends():
+    from minitorch.utils.flop_counter import FlopCounterMode
+
+    x, w = torch.randn(4, 4), torch.randn(4, 4)
+    with torch.no_grad():
+        flops = FlopCounterMode(display=False)
+        with flops:
+            assert not function.fast_path[0]
+            prof = torch.profiler.profile()
+            prof.__enter__()
+            torch.nn.functional.linear(x, w)
+        # the FlopCounterMode ended first: the open profile still sees every op
+        assert not function.fast_path[0]
+        x * w
+        prof.__exit__(None, None, None)
+        assert function.fast_path[0]
+    assert flops.get_total_flops() == 2 * 4 * 4 * 4  # F.linear counted, not fast-pathed
+    assert "Mul" in [e.key for e in prof.key_averages()]
