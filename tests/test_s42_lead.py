@@ -299,7 +299,11 @@ def test_errors_are_the_full_paths(k):
 def test_big_numbers_as_before():
     with torch.no_grad():
         x = torch.randn(3)
-        assert torch.mul(x, 2**70).dtype == torch.float32
+        for big in (2**70, -(2**70), 2**64, -(2**63) - 1):  # torch: beyond a Scalar's range
+            for op in (torch.mul, torch.add, torch.sub, torch.div, torch.pow, operator.mul):
+                with pytest.raises(OverflowError, match="int too big|negative int to unsigned"):
+                    op(x, big)
+        assert (x * 2**63).dtype == (x + (2**64 - 1)).dtype == torch.float32  # (within it)
         i = torch.tensor([1, 2], dtype=torch.int64)
         wrapped = i * torch.tensor(0x9E3779B97F4A7C15 - 2**64)
         assert (i * 0x9E3779B97F4A7C15).tolist() == wrapped.tolist()  # NOTE [ Unsigned 64-bit

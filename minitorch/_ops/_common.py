@@ -438,6 +438,8 @@ def promote(a, b, op: str, wrap: bool = True):
             a = a if da.kind == "b" else cast(a, dt)
             return a, (b if db.kind == "b" else cast(b, dt)), dt
         key = (a._data.dtype, b.__class__)
+        if key[1] is int and not -(1 << 63) <= b < 1 << 64:  # NOTE [ Ints beyond a Scalar ]
+            raise _dtype.scalar_int_overflow(b)
         dt = _SCALAR_KEEPS.get(key)
         if dt is not None:  # NOTE [ Scalar operands ]
             return a, b, dt

@@ -659,7 +659,7 @@ def _plain_number(a, b, out) -> bool:
     """Whether the op of the tensor a and the Python number b may take the no-grad fast path: a
     float32 or float64 a, whose dtype a number keeps (a half one rounds the number first)."""
     return (
-        (b.__class__ is float or b.__class__ is int)
+        (b.__class__ is float or (b.__class__ is int and -(1 << 63) <= b < 1 << 64))
         and a.__class__ is Tensor
         and a._device is _CPU
         and out is None
@@ -1322,7 +1322,10 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
     """input ** exponent (either may be a number; a number base may be passed as `self=`).
     Mirrors torch.pow."""
     if (  # NOTE [ The no-grad fast path ]: PowScalar.forward's power
-        (exponent.__class__ is int or exponent.__class__ is float)
+        (
+            exponent.__class__ is float
+            or (exponent.__class__ is int and -(1 << 63) <= exponent < 1 << 64)
+        )
         and input.__class__ is Tensor
         and input._device is _CPU
         and out is None
