@@ -8,6 +8,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     broadcast_pair,
     cast,
@@ -36,8 +37,16 @@ from minitorch._ops.shape import (
 )
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Size, Tensor
-from minitorch.autograd.function import _MULTI_OUTPUT_VIEW, Function, saved_dim
+from minitorch.autograd.function import (
+    _MULTI_OUTPUT_VIEW,
+    Function,
+    fast_path,
+    plain_result,
+    saved_dim,
+)
 from minitorch.autograd.grad_mode import state
+
+_CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 
 __all__ = [
     "split",
@@ -83,16 +92,17 @@ __all__ = [
 
 
 def _as_single_views(outs, dim, starts, lengths, squeeze=False):
-    mark = (_MULTI_OUTPUT_VIEW,) if state.enabled else ()
+    mark = ()
+    # (the outputs share one dtype: one test says whether they are differentiable, bfloat16 too)
+    if outs and state.enabled and is_floating(outs[0]._data.dtype):
+        mark = (_MULTI_OUTPUT_VIEW,)
     for t, start, length in zip(outs, starts, lengths, strict=True):
         if t._base is None:
             continue
         entries = ((Narrow, (), {"dim": dim, "start": start, "length": length}),)
         if squeeze:
             entries += ((Squeeze, (), {"dims": (dim,)}),)
-        if mark and is_floating(t._data.dtype):  # a differentiable output (bfloat16 too)
-            entries += mark
-        t._view_chain = t._view_chain[:-1] + entries
+        t._view_chain = t._view_chain[:-1] + entries + mark
     return outs
 
 
@@ -154,8 +164,8 @@ def _split(input, dim, sizes, cls, given=None, split_size=None):
     fn = outs[0]._grad_fn if outs else None
     if fn is not None:
         fn.split_size = tuple(sizes) if split_size is None else split_size
-        if given is not None:
-            fn.saved_dim = given
+        if given is not None:  # (an int-like dim as the int it stands for, as torch saves it)
+            fn.saved_dim = given if given.__class__ is int else index(given, "split", "dim")
     starts, at = [], 0
     for s in sizes:  # (no sizes: an empty dim split into nothing)
         starts.append(at)
@@ -265,7 +275,9 @@ def chunk(input: Tensor = REQUIRED, chunks: int = REQUIRED, dim: int = 0, *extra
     size = (n + chunks - 1) // chunks
     if n == 0:
         return _split(input, d, [0] * chunks, SplitWithSizes, dim)
-    return split(input, size, dim)
+    # split(input, size, dim), whose checks a positive size passes
+    sizes = [size] * (n // size) + ([n % size] if n % size else [])
+    return _split(input, d, sizes, Split, dim, size)
 
 
 class Unbind(Function):
@@ -514,10 +526,15 @@ class Cat(Function):
 
     @staticmethod
     def forward(ctx, *tensors, dim):
-        arrays = [t._data for t in tensors]
+        arrays = []
+        sizes = []  # each input's size along dim; None: a legacy empty input, left out
+        for t in tensors:
+            x = t._data
+            arrays.append(x)
+            shape = x.shape
+            sizes.append(None if len(shape) == 1 and shape[0] == 0 else shape[dim])  # _is_skipped
         ctx.dim = dim
-        sizes = tuple(None if _is_skipped(x) else x.shape[dim] for x in arrays)
-        ctx.sizes = sizes
+        ctx.sizes = sizes = tuple(sizes)
         kept = arrays if None not in sizes else [x for x in arrays if not _is_skipped(x)]
         if not kept:
             return ctx.xp.concatenate(arrays)
@@ -557,6 +574,39 @@ class Cat(Function):
                 grads.append(grad[head + (slice(start, start + size),)])
             start += size or 0
         return tuple(grads)
+
+
+# NOTE [ Joins on the no-grad fast path ]
+# cat and stack of a list (or tuple) of plain CPU tensors of one dtype, where nothing is
+# recorded (NOTE [ The no-grad fast path ] in minitorch/autograd/function.py), skip the checks
+# and Function.apply: _plain_arrays finds their arrays, and the op joins them as Cat.forward and
+# Stack.forward do, laid out row-major. NumPy's own checks stand for the full path's shape
+# checks: arrays that do not join (a 0-d one, other ranks or sizes, a dim out of range) raise,
+# and the full path runs, to torch's error (cat's legacy 1-d empty inputs join as the full path
+# joins them: NumPy adds nothing for them). 4-d and 5-d inputs (channels-last layouts, which the
+# forwards keep) take the full path, as do promotion, out= and autocast. On two (32, 32)
+# float32: torch.cat([x, y]) 4.5 -> 1.65 us (torch 0.95), torch.stack 5.1 -> 2.4 us (1.2).
+
+
+def _plain_arrays(tensors):
+    """The arrays of a list or tuple of plain CPU tensors of one dtype none of which is recorded,
+    else None (see NOTE [ Joins on the no-grad fast path ])."""
+    if tensors.__class__ is not list and tensors.__class__ is not tuple or not tensors:
+        return None
+    first = tensors[0]
+    if first.__class__ is not Tensor:
+        return None
+    dt = first._data.dtype
+    record = state.enabled
+    arrays = []
+    for t in tensors:
+        if t.__class__ is not Tensor or t._device is not _CPU or (t._requires_grad and record):
+            return None
+        x = t._data
+        if x.dtype is not dt:
+            return None
+        arrays.append(x)
+    return arrays
 
 
 def _tensor_list(tensors, op):
@@ -605,6 +655,21 @@ def _out(result, out, op):
 
 def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     """Joins tensors along an existing dim, promoting dtypes. Mirrors torch.cat."""
+    if (  # NOTE [ The no-grad fast path ]: see NOTE [ Joins on the no-grad fast path ]
+        out is None
+        and dim.__class__ is int
+        and not extra
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        arrays = _plain_arrays(tensors)
+        if arrays is not None and arrays[0].ndim not in (4, 5):
+            try:
+                joined = _CPU_XP.concatenate(arrays, axis=dim)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
+            else:
+                return plain_result(row_major(_CPU_XP, joined), _CPU)
     if extra:  # (tensors REQUIRED, extra: torch.cat() and cat(x, y) in torch's words)
         raise too_many_positional("cat", 2 + len(extra), 2, 1)
     tensors = _tensor_list(tensors, "cat")
@@ -614,30 +679,36 @@ def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = None
     for i, t in enumerate(tensors):
-        x = t._data
-        if x.ndim == 0:
+        shape = t._data.shape
+        n = len(shape)
+        if n == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-        if _is_skipped(x):
+        if n == 1 and shape[0] == 0:  # _is_skipped
             continue
         if ref is None:
-            ref = x
-            d = _wrap_dim(dim, x.ndim, "cat", "dim", 2)
+            ref = shape
+            d = _wrap_dim(dim, n, "cat", "dim", 2)
             continue
-        if x.ndim != ref.ndim:
+        if n != len(ref):
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}"
+                f"Tensors must have same number of dimensions: got {len(ref)} and {n}"
             )
-        for k in range(x.ndim):
-            if k != d and x.shape[k] != ref.shape[k]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref.shape[k]} but got size {x.shape[k]} for tensor number {i} in the list."
-                )
+        if shape[:d] != ref[:d] or shape[d + 1 :] != ref[d + 1 :]:
+            _cat_size_error(ref, shape, d, i)
     if ref is None:  # all legacy empty (0,) tensors: torch accepts any dim
         d = 0
     if out is not None:
         _check_out_overlap(out, tensors, same_ok=False)
     return _out(Cat.apply(*_promoted(tensors), dim=d), out, "cat")
+
+
+def _cat_size_error(ref, shape, d, i):
+    """cat's error for tensor i of `shape` that differs from the first kept one's outside d."""
+    k = next(k for k in range(len(shape)) if k != d and shape[k] != ref[k])
+    raise RuntimeError(
+        f"Sizes of tensors must match except in dimension {d}. Expected size {ref[k]} but got "
+        f"size {shape[k]} for tensor number {i} in the list."
+    )
 
 
 def _check_out_overlap(out, tensors, same_ok=True):
@@ -680,7 +751,7 @@ class Stack(Function):
             fmt = _mf.suggested_last(x)
             if fmt is not None and all(_mf.suggested_last(y) is fmt for y in arrays[1:]):
                 return _stack_last(ctx.xp, arrays, dim)
-        return row_major(ctx.xp, ctx.xp.stack(arrays, axis=dim))
+        return row_major(ctx.xp, _stack_arrays(ctx.xp, arrays, dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -690,6 +761,14 @@ class Stack(Function):
     def _backward_data(ctx, grad):
         head = (slice(None),) * ctx.dim
         return tuple(grad[head + (i,)] for i in range(grad.shape[ctx.dim]))
+
+
+def _stack_arrays(xp, arrays, dim):
+    """xp.stack(arrays, axis=dim) for a dim in [0, ndim]: what NumPy's stack does (each array
+    given a new axis at dim, then joined along it) without its Python checks of the arrays (half
+    its time on two (32, 32)); arrays of different shapes do not join either way."""
+    head = (slice(None),) * dim + (None,)
+    return xp.concatenate([x[head] for x in arrays], axis=dim)
 
 
 def _stack_last(xp, arrays, dim):
@@ -716,6 +795,22 @@ def _stack_last(xp, arrays, dim):
 
 def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     """Joins same-shaped tensors along a new dim. Mirrors torch.stack."""
+    if (  # NOTE [ The no-grad fast path ]: see NOTE [ Joins on the no-grad fast path ]
+        out is None
+        and dim.__class__ is int
+        and not extra
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        arrays = _plain_arrays(tensors)
+        if arrays is not None:
+            n = arrays[0].ndim + 1
+            if -n <= dim < n and (n - 1 not in (4, 5) or arrays[0].flags.c_contiguous):
+                try:
+                    stacked = _stack_arrays(_CPU_XP, arrays, dim + n if dim < 0 else dim)
+                    return plain_result(row_major(_CPU_XP, stacked), _CPU)
+                except Exception:  # (free unless raised) the full path raises torch's error
+                    pass
     if extra:  # (as cat's)
         raise too_many_positional("stack", 2 + len(extra), 2, 1)
     tensors = _tensor_list(tensors, "stack")
