@@ -422,6 +422,22 @@ def index_with_plan(x: Tensor, plan: IndexPlan) -> Tensor:
 # --- public functions ---
 
 
+def _index_view(self, x, basic, cls):
+    """self[basic] for a basic key of one int or slice (cls: SelectIndex or SliceIndex) on the
+    view fast path where nothing is recorded (NOTE [ The view fast path ] in shape.py), else
+    through cls.apply."""
+    if (
+        not (self._requires_grad and state.enabled)
+        and self.__class__ is Tensor
+        and self._device is _CPU
+        and fast_path[0]
+    ):
+        out = x[basic]
+        if out.size:
+            return plain_view(self, out, cls, {"key": basic})
+    return cls.apply(self, key=basic)
+
+
 def getitem(self: Tensor, key) -> Tensor:
     """self[key]: a view for ints, slices, None and ...; a copy with index tensors or masks.
     Mirrors torch.Tensor.__getitem__ (see NOTE [ Indexing plans ] for the differences)."""
@@ -431,16 +447,7 @@ def getitem(self: Tensor, key) -> Tensor:
         shape = x.shape
         if shape and -shape[0] <= key < shape[0]:
             basic = (key % shape[0], Ellipsis)
-            if (  # NOTE [ The view fast path ] (as below)
-                not (self._requires_grad and state.enabled)
-                and self.__class__ is Tensor
-                and self._device is _CPU
-                and fast_path[0]
-            ):
-                out = x[basic]
-                if out.size:
-                    return plain_view(self, out, SelectIndex, {"key": basic})
-            return SelectIndex.apply(self, key=basic)
+            return _index_view(self, x, basic, SelectIndex)
     elif cls is slice and key.step is None:  # the common x[a:b]
         shape = x.shape
         start, stop = key.start, key.stop
@@ -450,16 +457,7 @@ def getitem(self: Tensor, key) -> Tensor:
             and (stop is None or stop.__class__ is int)
         ):
             basic = (slice(*key.indices(shape[0])), Ellipsis)
-            if (  # NOTE [ The view fast path ] (as below)
-                not (self._requires_grad and state.enabled)
-                and self.__class__ is Tensor
-                and self._device is _CPU
-                and fast_path[0]
-            ):
-                out = x[basic]
-                if out.size:
-                    return plain_view(self, out, SliceIndex, {"key": basic})
-            return SliceIndex.apply(self, key=basic)
+            return _index_view(self, x, basic, SliceIndex)
     view = None
     if cls is tuple or key is None or key is Ellipsis:  # x[0, 1:], x[..., None]
         found = basic_key(x.shape, key)

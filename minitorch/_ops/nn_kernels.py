@@ -299,16 +299,15 @@ def _prepare(input, dim, dtype, op: str, out=None):
     return input, d
 
 
-def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
-    """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
-    Mirrors torch.softmax."""
-    if (  # NOTE [ The no-grad fast path ]: Softmax.forward's kernel
+def plain_softmax(input, dim, log):
+    """softmax (log: log_softmax) of input along the int dim on the no-grad fast path (NOTE
+    [ The no-grad fast path ] in minitorch/autograd/function.py): Softmax's (LogSoftmax's)
+    kernel for a plain CPU float32/float64 tensor and a dim in range where nothing is recorded;
+    None for anything else, which the caller hands to the full path."""
+    if (
         input.__class__ is Tensor
         and input._device is _CPU
         and dim.__class__ is int
-        and dtype is None
-        and out is None
-        and not extra
         and not (input._requires_grad and _grad_mode.enabled)
         and fast_path[0]
         and not _autocast.state.any_enabled
@@ -317,7 +316,19 @@ def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
         n = x.ndim
         if n and -n <= dim < n and x.dtype.char in "fd":
             d = dim + n if dim < 0 else dim
+            if log:
+                return plain_result(LogSoftmax.kernel(_CPU_XP, x, d, True), _CPU)
             return plain_result(Softmax.kernel(_CPU_XP, x, d), _CPU)
+    return None
+
+
+def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
+    """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
+    Mirrors torch.softmax."""
+    if dtype is None and out is None and not extra:
+        result = plain_softmax(input, dim, False)  # NOTE [ The no-grad fast path ]
+        if result is not None:
+            return result
     if extra:  # (a dim left out: _prepare)
         raise too_many_positional("softmax", 3 + len(extra), 3, 2)
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
@@ -335,22 +346,10 @@ def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
 
 def log_softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
-    if (  # NOTE [ The no-grad fast path ]: LogSoftmax.forward's kernel
-        input.__class__ is Tensor
-        and input._device is _CPU
-        and dim.__class__ is int
-        and dtype is None
-        and out is None
-        and not extra
-        and not (input._requires_grad and _grad_mode.enabled)
-        and fast_path[0]
-        and not _autocast.state.any_enabled
-    ):
-        x = input._data
-        n = x.ndim
-        if n and -n <= dim < n and x.dtype.char in "fd":
-            d = dim + n if dim < 0 else dim
-            return plain_result(LogSoftmax.kernel(_CPU_XP, x, d, True), _CPU)
+    if dtype is None and out is None and not extra:
+        result = plain_softmax(input, dim, True)  # NOTE [ The no-grad fast path ]
+        if result is not None:
+            return result
     if extra:  # (a dim left out: _prepare)
         raise too_many_positional("log_softmax", 3 + len(extra), 3, 2)
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA

@@ -1869,17 +1869,10 @@ def _split_grad(select, zero, grad, a, b, loses, needs):
 
 def maximum(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise maximum of two tensors. Mirrors torch.maximum."""
-    if (  # NOTE [ The no-grad fast path ]: Maximum.forward's kernel
-        other.__class__ is Tensor
-        and not extra
-        and out is None
-        and _plain_pair(input, other, None)
-        and input._data.dtype.char in "fd"
-    ):
-        try:
-            return plain_result(_CPU_XP.maximum(other._data, input._data), _CPU)  # (a tie: input)
-        except Exception:  # (free unless raised) the full path raises torch's error
-            pass
+    if other.__class__ is Tensor and not extra and out is None:
+        result = _plain_extreme(_CPU_XP.maximum, input, other)  # Maximum.forward's kernel
+        if result is not None:
+            return result
     _require_tensors(input, other, "maximum", extra)
     a, b, _ = promote(input, other, "maximum")
     return _out(Maximum.apply(a, b), out)
@@ -1887,20 +1880,26 @@ def maximum(input=REQUIRED, other=REQUIRED, *extra, out=None):
 
 def minimum(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise minimum of two tensors. Mirrors torch.minimum."""
-    if (  # NOTE [ The no-grad fast path ]: Minimum.forward's kernel
-        other.__class__ is Tensor
-        and not extra
-        and out is None
-        and _plain_pair(input, other, None)
-        and input._data.dtype.char in "fd"
-    ):
-        try:
-            return plain_result(_CPU_XP.minimum(other._data, input._data), _CPU)  # (a tie: input)
-        except Exception:  # (free unless raised) the full path raises torch's error
-            pass
+    if other.__class__ is Tensor and not extra and out is None:
+        result = _plain_extreme(_CPU_XP.minimum, input, other)  # Minimum.forward's kernel
+        if result is not None:
+            return result
     _require_tensors(input, other, "minimum", extra)
     a, b, _ = promote(input, other, "minimum")
     return _out(Minimum.apply(a, b), out)
+
+
+def _plain_extreme(kernel, input, other):
+    """maximum/minimum (kernel: NumPy's) of two tensors on the no-grad fast path (NOTE [ The
+    no-grad fast path ] in minitorch/autograd/function.py), as their forwards compute it for
+    float32/float64 (a tie gives input); None where the full path must run (it raises torch's
+    error for shapes that do not broadcast)."""
+    if _plain_pair(input, other, None) and input._data.dtype.char in "fd":
+        try:
+            return plain_result(kernel(other._data, input._data), _CPU)
+        except Exception:  # (free unless raised)
+            return None
+    return None
 
 
 def _require_tensors(a, b, op, extra=()):

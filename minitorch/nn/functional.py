@@ -42,9 +42,8 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
 from minitorch._ops.grouped_mm import grouped_mm  # noqa: F401  (torch's MoE grouped GEMM)
 from minitorch._ops.nn_kernels import Linear as _LinearOp
 from minitorch._ops.nn_kernels import LinearMm as _LinearMm
-from minitorch._ops.nn_kernels import LogSoftmax as _LogSoftmax
-from minitorch._ops.nn_kernels import Softmax as _Softmax
 from minitorch._ops.nn_kernels import _matmul_bias, linear_fits, linear_kernel
+from minitorch._ops.nn_kernels import plain_softmax as _plain_softmax
 from minitorch._ops.shape import TransposeT as _TransposeT
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
@@ -528,20 +527,10 @@ def _method_dim(dim, op: str) -> None:
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
-    if (  # NOTE [ The no-grad fast path ]: Softmax.forward's kernel (as in torch.softmax)
-        input.__class__ is Tensor
-        and input._device is _CPU
-        and dim.__class__ is int
-        and dtype is None
-        and not (input._requires_grad and _grad_state.enabled)
-        and fast_path[0]
-        and not _autocast.state.any_enabled
-    ):
-        x = input._data
-        n = x.ndim
-        if n and -n <= dim < n and x.dtype.char in "fd":
-            d = dim + n if dim < 0 else dim
-            return plain_result(_Softmax.kernel(_CPU_XP, x, d), _CPU)
+    if dtype is None:
+        result = _plain_softmax(input, dim, False)  # NOTE [ The no-grad fast path ]
+        if result is not None:
+            return result
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     if dim is None:  # torch's Python reads input.dim() first
@@ -576,20 +565,10 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
-    if (  # NOTE [ The no-grad fast path ]: LogSoftmax.forward's kernel (as in torch.log_softmax)
-        input.__class__ is Tensor
-        and input._device is _CPU
-        and dim.__class__ is int
-        and dtype is None
-        and not (input._requires_grad and _grad_state.enabled)
-        and fast_path[0]
-        and not _autocast.state.any_enabled
-    ):
-        x = input._data
-        n = x.ndim
-        if n and -n <= dim < n and x.dtype.char in "fd":
-            d = dim + n if dim < 0 else dim
-            return plain_result(_LogSoftmax.kernel(_CPU_XP, x, d, True), _CPU)
+    if dtype is None:
+        result = _plain_softmax(input, dim, True)  # NOTE [ The no-grad fast path ]
+        if result is not None:
+            return result
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     if dim is None:  # torch's Python reads input.dim() first
