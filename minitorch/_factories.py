@@ -1247,6 +1247,26 @@ def _write_eye(data, values) -> None:
     data[ones] = values[ones]
 
 
+def _common_call(size, kwargs, dtype, device, op):
+    """(shape, dtype, device) of a zeros/ones/empty call (NOTE [ The factories' common call ]):
+    plain non-negative ints (as varargs or one sequence) read in one loop, a dtype object and
+    the CPU taken as they are; anything else through _shape, to_dtype and _device, which raise
+    torch's errors."""
+    if size and not kwargs:
+        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
+        for n in shape:
+            if n.__class__ is not int or n < 0:
+                shape = _shape(size, None, op)
+                break
+    else:
+        shape = _shape(size, _size_kwarg(kwargs, op), op)
+    if dtype is None:
+        dt = _dtype.default_float()
+    else:
+        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, op)
+    return shape, dt, cpu if device is None and default_device() is cpu else _device(device)
+
+
 def zeros(
     *size,
     out=None,
@@ -1272,19 +1292,7 @@ def zeros(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
-    if size and not kwargs:  # NOTE [ The factories' common call ]
-        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
-        for n in shape:
-            if n.__class__ is not int or n < 0:
-                shape = _shape(size, None, "zeros")
-                break
-    else:
-        shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
-    if dtype is None:
-        dt = _dtype.default_float()
-    else:
-        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, "zeros")
-    dev = cpu if device is None and default_device() is cpu else _device(device)
+    shape, dt, dev = _common_call(size, kwargs, dtype, device, "zeros")
     t = _filled(0, shape, dt, dev, requires_grad)
     return t if memory_format is None else _in_format(t, memory_format, "zeros")
 
@@ -1314,19 +1322,7 @@ def ones(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
-    if size and not kwargs:  # NOTE [ The factories' common call ]
-        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
-        for n in shape:
-            if n.__class__ is not int or n < 0:
-                shape = _shape(size, None, "ones")
-                break
-    else:
-        shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
-    if dtype is None:
-        dt = _dtype.default_float()
-    else:
-        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, "ones")
-    dev = cpu if device is None and default_device() is cpu else _device(device)
+    shape, dt, dev = _common_call(size, kwargs, dtype, device, "ones")
     t = _filled(1, shape, dt, dev, requires_grad)
     return t if memory_format is None else _in_format(t, memory_format, "ones")
 
@@ -1361,19 +1357,7 @@ def empty(
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
-    if size and not kwargs:  # NOTE [ The factories' common call ]
-        shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
-        for n in shape:
-            if n.__class__ is not int or n < 0:
-                shape = _shape(size, None, "empty")
-                break
-    else:
-        shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
-    if dtype is None:
-        dt = _dtype.default_float()
-    else:
-        dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, "empty")
-    dev = cpu if device is None and default_device() is cpu else _device(device)
+    shape, dt, dev = _common_call(size, kwargs, dtype, device, "empty")
     fill = 0 if not _settings._state["deterministic"] else _uninitialized(dt)
     out = _filled(fill, shape, dt, dev, requires_grad)
     return out if memory_format is None else _in_format(out, memory_format, "empty")

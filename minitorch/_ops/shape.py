@@ -716,6 +716,19 @@ class TransposeT(Function):
         return grad.T if grad.ndim == 2 else grad
 
 
+def _permuted(input, dims):
+    """input with its dims in the order `dims` (wrapped, a permutation): a view, through the
+    view fast path where nothing is recorded (NOTE [ The view fast path ]), else Permute."""
+    if (
+        not (input._requires_grad and _grad_state.enabled)
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and fast_path[0]
+    ):
+        return plain_view(input, input._data.transpose(dims), Permute, {"dims": dims})
+    return Permute.apply(input, dims=dims)
+
+
 def permute(input: Tensor, dims) -> Tensor:
     """Reorders the dims. Mirrors torch.permute."""
     try:
@@ -744,14 +757,7 @@ def permute(input: Tensor, dims) -> Tensor:
             break
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    if (  # NOTE [ The view fast path ]: Permute.forward's array
-        not (input._requires_grad and _grad_state.enabled)
-        and input.__class__ is Tensor
-        and input._device is _CPU
-        and fast_path[0]
-    ):
-        return plain_view(input, input._data.transpose(dims), Permute, {"dims": dims})
-    return Permute.apply(input, dims=dims)
+    return _permuted(input, dims)
 
 
 def transpose(
@@ -861,14 +867,7 @@ def numpy_T(input: Tensor) -> Tensor:
             "reverse the dimensions of a tensor.",
         )
     dims = (1, 0) if n == 2 else tuple(range(n - 1, -1, -1))
-    if (  # NOTE [ The view fast path ]: Permute.forward's array
-        not (input._requires_grad and _grad_state.enabled)
-        and input.__class__ is Tensor
-        and input._device is _CPU
-        and fast_path[0]
-    ):
-        return plain_view(input, input._data.transpose(dims), Permute, {"dims": dims})
-    return Permute.apply(input, dims=dims)
+    return _permuted(input, dims)
 
 
 def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
