@@ -588,10 +588,19 @@ class Cat(Function):
 # float32: torch.cat([x, y]) 4.5 -> 1.65 us (torch 0.95), torch.stack 5.1 -> 2.4 us (1.2).
 
 
-def _plain_arrays(tensors):
-    """The arrays of a list or tuple of plain CPU tensors of one dtype none of which is recorded,
-    else None (see NOTE [ Joins on the no-grad fast path ])."""
-    if tensors.__class__ is not list and tensors.__class__ is not tuple or not tensors:
+def _plain_arrays(tensors, dim, extra, out):
+    """The arrays of a cat/stack call of a list or tuple of plain CPU tensors of one dtype none
+    of which is recorded, an int dim, no out= and nothing else to apply (the fast paths on, no
+    autocast); else None (see NOTE [ Joins on the no-grad fast path ])."""
+    if (
+        out is not None
+        or dim.__class__ is not int
+        or extra
+        or not fast_path[0]
+        or _autocast.state.any_enabled
+        or tensors.__class__ is not list and tensors.__class__ is not tuple
+        or not tensors
+    ):
         return None
     first = tensors[0]
     if first.__class__ is not Tensor:
@@ -655,21 +664,14 @@ def _out(result, out, op):
 
 def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     """Joins tensors along an existing dim, promoting dtypes. Mirrors torch.cat."""
-    if (  # NOTE [ The no-grad fast path ]: see NOTE [ Joins on the no-grad fast path ]
-        out is None
-        and dim.__class__ is int
-        and not extra
-        and fast_path[0]
-        and not _autocast.state.any_enabled
-    ):
-        arrays = _plain_arrays(tensors)
-        if arrays is not None and arrays[0].ndim not in (4, 5):
-            try:
-                joined = _CPU_XP.concatenate(arrays, axis=dim)
-            except Exception:  # (free unless raised) the full path raises torch's error
-                pass
-            else:
-                return plain_result(row_major(_CPU_XP, joined), _CPU)
+    arrays = _plain_arrays(tensors, dim, extra, out)  # NOTE [ Joins on the no-grad fast path ]
+    if arrays is not None and arrays[0].ndim not in (4, 5):
+        try:
+            joined = _CPU_XP.concatenate(arrays, axis=dim)
+        except Exception:  # (free unless raised) the full path raises torch's error
+            pass
+        else:
+            return plain_result(row_major(_CPU_XP, joined), _CPU)
     if extra:  # (tensors REQUIRED, extra: torch.cat() and cat(x, y) in torch's words)
         raise too_many_positional("cat", 2 + len(extra), 2, 1)
     tensors = _tensor_list(tensors, "cat")
@@ -795,22 +797,15 @@ def _stack_last(xp, arrays, dim):
 
 def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     """Joins same-shaped tensors along a new dim. Mirrors torch.stack."""
-    if (  # NOTE [ The no-grad fast path ]: see NOTE [ Joins on the no-grad fast path ]
-        out is None
-        and dim.__class__ is int
-        and not extra
-        and fast_path[0]
-        and not _autocast.state.any_enabled
-    ):
-        arrays = _plain_arrays(tensors)
-        if arrays is not None:
-            n = arrays[0].ndim + 1
-            if -n <= dim < n and (n - 1 not in (4, 5) or arrays[0].flags.c_contiguous):
-                try:
-                    stacked = _stack_arrays(_CPU_XP, arrays, dim + n if dim < 0 else dim)
-                    return plain_result(row_major(_CPU_XP, stacked), _CPU)
-                except Exception:  # (free unless raised) the full path raises torch's error
-                    pass
+    arrays = _plain_arrays(tensors, dim, extra, out)  # NOTE [ Joins on the no-grad fast path ]
+    if arrays is not None:
+        n = arrays[0].ndim + 1
+        if -n <= dim < n and (n - 1 not in (4, 5) or arrays[0].flags.c_contiguous):
+            try:
+                stacked = _stack_arrays(_CPU_XP, arrays, dim + n if dim < 0 else dim)
+                return plain_result(row_major(_CPU_XP, stacked), _CPU)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
     if extra:  # (as cat's)
         raise too_many_positional("stack", 2 + len(extra), 2, 1)
     tensors = _tensor_list(tensors, "stack")
