@@ -313,6 +313,19 @@ def zeros_of(t: Tensor) -> Tensor:
     return _make(t._device.backend.xp.zeros(t._data.shape, t._data.dtype), t._device, False, None)
 
 
+_ZEROS = {}  # dtype -> its zero, a NumPy scalar (zero_of)
+
+
+def zero_of(dtype):
+    """A zero of dtype (a NumPy scalar, made once per dtype): an operand that keeps an array's
+    dtype in a ufunc call where an array of zeros would cost a pass of its own."""
+    try:
+        return _ZEROS[dtype]
+    except KeyError:
+        zero = _ZEROS[dtype] = dtype.type(0)
+        return zero
+
+
 def _scalar(x, op, a=None):
     cls = x.__class__
     if cls is float or cls is int or cls is bool:

@@ -26,6 +26,7 @@ from minitorch._ops._common import (
     type_name,
     wrap_int,
     wrong_type,
+    zero_of,
     zeros_of,
 )
 from minitorch._subclass import as_subclass, dispatch, dispatching, overloaded_types, refuse_own
@@ -1253,8 +1254,8 @@ def _unary_inplace(name, kernel=None):
 
 
 def _relu_kernel(xp, x):
-    # as Relu.forward: against zeros (vectorised); NumPy returns the second operand on a tie
-    xp.maximum(xp.zeros(x.shape, x.dtype) if x.flags.c_contiguous else xp.zeros_like(x), x, out=x)
+    # as Relu.kernel: against a zero of x's dtype; NumPy returns the second operand on a tie
+    xp.maximum(zero_of(x.dtype), x, out=x)
 
 
 def _write_back(x, compute):
