@@ -227,6 +227,7 @@ def _binary_call(name: str, op_name: str, self, other, extra: tuple, alpha, name
 
 def _binary(name: str, inplace: bool):
     op_name = f"_foreach_{name}{'_' if inplace else ''}"
+    method_name = f"{name}_"
 
     def op(self, *args, alpha=_MISSING, **named):  # (other by keyword lands in named)
         if len(args) == 1 and not named and alpha is _MISSING:
@@ -251,17 +252,20 @@ def _binary(name: str, inplace: bool):
         if name in _NUMBER_FORMS and ys and isinstance(ys[0], Tensor):
             fn = getattr(_ops, name)
         if inplace:
+            mul = name == "mul"
             for x, y in zip(xs, ys, strict=True):
-                if name == "mul" and not isinstance(y, Tensor) and x.dtype in _dtype.HALF_FLOATS:
+                if mul and not isinstance(y, Tensor) and x.dtype in _dtype.HALF_FLOATS:
                     # torch's in-place foreach mul rounds a number to the half dtype first (its
                     # out-of-place form and Tensor.mul_ do not): a bf16 EMA decay of 0.999 is 1
                     npdt = _dtype.numpy_dtype(x.dtype)
                     y = float(np.asarray(_dtype.via_float32(y, npdt), npdt))
-                method = getattr(x, f"{name}_", None)
-                if method is not None:
-                    method(y, **kw)
-                else:  # no in-place method (maximum, minimum): computed, then written back
+                method = getattr(x, method_name, None)
+                if method is None:  # no in-place method (maximum, minimum): computed, written back
                     x.copy_(fn(x, y, **kw))
+                elif kw:
+                    method(y, **kw)
+                else:
+                    method(y)
             return self  # torch returns the list it was given
         return tuple(fn(x, y, **kw) for x, y in zip(xs, ys, strict=True))  # a tuple, as torch's
 

@@ -410,8 +410,14 @@ def _rebuild_tensor_v2(
         # an empty view of a storage keeps it and its offset too, even at or past the storage's
         # end (NOTE [ Empty views ] in minitorch/_ops/shape.py)
         t = _view_of_storage(storage, offset, size, stride)
-    else:
+    elif stride == contiguous_strides(size):
         t = _make(arr.reshape(size), storage.device, False, None)
+    else:
+        # an empty tensor keeps its saved strides too (a transposed one, empty_strided's), as
+        # in torch: they address no memory
+        xp = backend_of(storage.device).xp
+        data = strided_view(xp, arr, size, [st * arr.itemsize for st in stride])
+        t = _make(data, storage.device, False, None)
     if requires_grad:
         t.requires_grad_(True)
     return t

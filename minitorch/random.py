@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-import random as _pyrandom
+import os
 import struct
 import threading
 
@@ -53,8 +53,19 @@ __all__ = [
 # Not exported as minitorch.* (they would shadow nothing, but torch does not have them there).
 _PRIVATE = ("generator_for", "fork_rng")
 
-_DEFAULT_SEED = 67280421310721  # torch's default CPU seed, so initial_seed() reads the same
+# NOTE [ Default seeds ]
+# torch seeds a new Generator() and each GPU's default generator with 67280421310721, but the
+# CPU's default generator with 64 bits from /dev/urandom (getDefaultCPUGenerator calls
+# getNonDeterministicRandom): an unseeded program draws other numbers (weights, dropout masks,
+# DataLoader orders) in every run, and torch.initial_seed() reads a new value each time.
+# minitorch does the same, and torch.seed() / Generator.seed() take all 64 bits as torch's do.
+_DEFAULT_SEED = 67280421310721
 _UINT64 = 1 << 64
+
+
+def _os_seed() -> int:
+    """A seed of 64 bits from the OS (torch's getNonDeterministicRandom: 8 bytes of urandom)."""
+    return int.from_bytes(os.urandom(8), "little")
 
 
 def _seed_value(seed) -> int:
@@ -161,7 +172,7 @@ class Generator:
 
     def seed(self) -> int:
         """Seeds from the OS and returns the seed. Mirrors torch.Generator.seed."""
-        s = _pyrandom.SystemRandom().getrandbits(63)
+        s = _os_seed()
         self._reseed(s)
         return s
 
@@ -303,6 +314,7 @@ def generator_for(device: Device, generator: Generator | None = None, op: str = 
 
 
 default_generator = generator_for(tensor_device("cpu"))
+default_generator._reseed(_os_seed())  # See NOTE [ Default seeds ]
 
 
 def manual_seed(seed) -> Generator:
@@ -316,7 +328,7 @@ def manual_seed(seed) -> Generator:
 
 def seed() -> int:
     """Seeds every device's default generator from the OS; returns the seed. Mirrors torch.seed."""
-    s = _pyrandom.SystemRandom().getrandbits(63)
+    s = _os_seed()
     manual_seed(s)
     return s
 

@@ -52,6 +52,8 @@ WIDE_MAX_WASTE_3D = 1.2
 PER_SAMPLE_MAX_MACS = 1 << 18
 # The wide col2im runs its GEMM and adds on this many bytes of columns at a time.
 WIDE_CHUNK_BYTES = 2 << 20
+# The depthwise taps' sum runs on this many bytes of its result at a time (whole samples).
+DEPTHWISE_CHUNK_BYTES = 256 << 10
 
 
 def prod(xs) -> int:
@@ -245,26 +247,41 @@ def _col2im_wide(xp, wm, xd, groups, kernel, dilation, padded):
     ONE add of a contiguous run of N-planes at a flat offset (rows of prod(padded[1:]) instead
     of rows of in_size[-1]): the CNN step's conv2 input gradient (64, 32, 14, 14) took 5.7 ms
     against 7.0 ms through col2im (process time, best of 30, one BLAS thread). The widened
-    columns are exact zeros (a finite weight times 0) and land in the cropped border or add 0."""
+    columns are exact zeros (a finite weight times 0) and land in the cropped border or add 0.
+
+    Where two samples' columns or more fit in a chunk (WIDE_CHUNK_BYTES), the first dim is
+    widened too, so the samples lie end to end on one flat grid of whole padded planes, and
+    each tap is ONE add over the chunk's samples (rows of chunk * prod(padded)): the CNN step's
+    conv2 2.95 -> 2.4 ms, (32, 32, 28, 28) into 16 channels 5.0 -> 3.7 ms (process time, best
+    of 7, interleaved, one BLAS thread). The first dim's junk columns (exact zeros again) add
+    into the next sample's plane; a sum there never holds -0. (it starts from +0.), so they
+    change no bit. The same sums in the same order; only OpenBLAS's Haswell sgemm kernel (the
+    test suite's pinned one) rounds a column by the GEMM's column count, which the chunks
+    already changed: there ulps differ, as close to float64 (CNN step's conv2, mean error
+    1.29e-6 either way). With one sample per chunk the extra junk rows cost more than they
+    save."""
     n, c_in = xd.shape[:2]
     in_size = xd.shape[2:]
-    row = prod(padded[1:])  # S1: the flat stride of the first spatial dim on the padded grid
-    wide = xp.zeros((groups, c_in // groups, n, in_size[0]) + tuple(padded[1:]), dtype=xd.dtype)
-    src = xd.reshape((n, groups, c_in // groups) + tuple(in_size))
-    key = (slice(None),) * 4 + tuple(slice(0, s) for s in in_size[1:])
-    wide[key] = src.transpose((1, 2, 0) + tuple(range(3, 3 + len(in_size))))
-    length = in_size[0] * row
-    wide = wide.reshape(groups, c_in // groups, n * length)
     c_out = wm.shape[0] * wm.shape[1] // prod(kernel)
+    plane = prod(padded)
+    whole = WIDE_CHUNK_BYTES // (wm.shape[0] * wm.shape[1] * plane * xd.itemsize) >= 2
+    rows = padded[0] if whole else in_size[0]
+    row = prod(padded[1:])  # S1: the flat stride of the first spatial dim on the padded grid
+    wide = xp.zeros((groups, c_in // groups, n, rows) + tuple(padded[1:]), dtype=xd.dtype)
+    src = xd.reshape((n, groups, c_in // groups) + tuple(in_size))
+    key = (slice(None),) * 3 + tuple(slice(0, s) for s in in_size)
+    wide[key] = src.transpose((1, 2, 0) + tuple(range(3, 3 + len(in_size))))
+    length = rows * row  # one sample's columns
+    wide = wide.reshape(groups, c_in // groups, n * length)
     strides = [prod(padded[i + 1 :]) for i in range(len(padded))]
-    extra = sum(
-        d * (k - 1) * st for d, k, st in zip(dilation[1:], kernel[1:], strides[1:], strict=True)
-    )
-    flat = xp.zeros((c_out, n, padded[0] * row + extra), dtype=xd.dtype)
     offsets = [
         sum(t * d * st for t, d, st in zip(ks, dilation, strides, strict=True))
         for ks in itertools.product(*(range(k) for k in kernel))
     ]
+    if whole:  # the samples end to end: (C_out, 1, N * plane + the last taps' overhang)
+        flat = xp.zeros((c_out, 1, n * plane + max(offsets)), dtype=xd.dtype)
+    else:  # (C_out, N, padded[0] * S1 + the last row's overhang)
+        flat = xp.zeros((c_out, n, length + max(offsets)), dtype=xd.dtype)
     # The GEMM and the adds go a few samples at a time, so the adds read columns the GEMM just
     # wrote while they are in cache: the CNN step's conv2 input gradient, 2.45 -> 2.2 ms
     # (process time, best of 40, one BLAS thread); the same products and sums.
@@ -274,10 +291,17 @@ def _col2im_wide(xp, wm, xd, groups, kernel, dilation, padded):
         n1 = min(n, n0 + chunk)
         part = buf[:, :, : (n1 - n0) * length]
         cols = xp.matmul(wm, wide[:, :, n0 * length : n1 * length], out=part)
-        cols = cols.reshape((c_out, prod(kernel), n1 - n0, length))
-        for t, off in enumerate(offsets):
-            flat[:, n0:n1, off : off + length] += cols[:, t]
-    return flat[:, :, : padded[0] * row].reshape((c_out, n) + tuple(padded))
+        if whole:
+            cols = cols.reshape((c_out, prod(kernel), 1, (n1 - n0) * length))
+            for t, off in enumerate(offsets):
+                flat[:, :, n0 * length + off : n1 * length + off] += cols[:, t]
+        else:
+            cols = cols.reshape((c_out, prod(kernel), n1 - n0, length))
+            for t, off in enumerate(offsets):
+                flat[:, n0:n1, off : off + length] += cols[:, t]
+    if whole:
+        return flat[:, 0, : n * plane].reshape((c_out, n) + tuple(padded))
+    return flat[:, :, :plane].reshape((c_out, n) + tuple(padded))
 
 
 # NOTE [ Transposed convolution by taps ]
@@ -292,6 +316,18 @@ def _col2im_wide(xp, wm, xd, groups, kernel, dilation, padded):
 # channels, 3x3x3, 15.3 ms wide -> 12.5 by taps; (8, 64, 8^3) into 64, 24.8 -> 21.8. The wide
 # route keeps 1-d and 2-d (the CNN step's conv2: 5.9 ms against 6.7 by taps), and 3-d where its
 # junk columns are at most WIDE_MAX_WASTE_3D of the work ((1, 16, 32^3): 9.6 either way).
+# Each tap's GEMM reads the whole input again: with fewer than TAPS_FULL_CHANNELS output channels
+# per group it buys too few multiply-adds per read, and the column matrix must be that many
+# times larger before the taps pay: (16, 64, 32, 32) into 3 channels, 7x7 at stride 2 (a stem
+# conv's input gradient, 9.2 MB of columns), 21 ms by taps against 5.6 through col2im; into 8,
+# 4x4, 9.3 against 5.4 (process time, best of 5, one BLAS thread).
+TAPS_FULL_CHANNELS = 16
+
+
+def _taps_min_bytes(c_out_g: int) -> float:
+    """The column matrix's size above which ConvTranspose goes by taps, for c_out_g output
+    channels per group (NOTE [ Transposed convolution by taps ])."""
+    return TAPS_MIN_BYTES * max(1.0, TAPS_FULL_CHANNELS / max(1, c_out_g))
 
 
 def _col2im_taps(xp, wd, xd, groups, stride, dilation, padded):
@@ -392,12 +428,24 @@ def _depthwise_views(xp, xpad, wk, stride, dilation, out_size):
     """The taps' sum on strided views of the padded input (N, C, 1, *P): (N, C, mult, *out)."""
     nd = len(out_size)
     kernel = wk.shape[2:]
+    n = xpad.shape[0]
     out = xp.zeros(xpad.shape[:1] + wk.shape[:2] + out_size, dtype=xpad.dtype)
-    tmp = xp.empty_like(out)
     lead = (slice(None),) * 3
     ranges = itertools.product(*(range(k) for k in kernel))
-    for (_, sl), ks in zip(taps(kernel, stride, dilation, out_size), ranges, strict=True):
-        out += xp.multiply(xpad[lead + sl], _per_channel(wk, ks, nd), out=tmp)
+    terms = [
+        (sl, _per_channel(wk, ks, nd))
+        for (_, sl), ks in zip(taps(kernel, stride, dilation, out_size), ranges, strict=True)
+    ]
+    # a few samples at a time, as _depthwise_flat (the same products and sums): (16, 64, 32,
+    # 32) 3x3 at stride 2, 3.6 -> 2.3 ms; (8, 32, 112, 112), 9.9 -> 7.4 ms
+    per_sample = max(1, out.nbytes // max(1, n))
+    chunk = max(1, DEPTHWISE_CHUNK_BYTES // per_sample) if on_host(xp) else max(1, n)
+    tmp = xp.empty_like(out[:chunk])
+    for n0 in range(0, n, chunk):
+        part, src = out[n0 : n0 + chunk], xpad[n0 : n0 + chunk]
+        prods = tmp[: part.shape[0]]
+        for sl, wt in terms:
+            part += xp.multiply(src[lead + sl], wt, out=prods)
     return out
 
 
@@ -420,10 +468,19 @@ def _depthwise_flat(xp, xpad, wk, dilation, out_size):
     if short > 0:  # the last row's cropped columns read past the end
         flat = xp.concatenate([flat, xp.zeros((n, c, 1, short), dtype=flat.dtype)], axis=-1)
     out = xp.zeros((n,) + wk.shape[:2] + (length,), dtype=xpad.dtype)
-    tmp = xp.empty_like(out)
     ranges = itertools.product(*(range(k) for k in kernel))
-    for off, ks in zip(offsets, ranges, strict=True):
-        out += xp.multiply(flat[..., off : off + length], _per_channel(wk, ks, 1), out=tmp)
+    weights = [_per_channel(wk, ks, 1) for ks in ranges]
+    # A few samples at a time, so the sum and the products stay in cache between the taps (the
+    # same products and sums): (16, 64, 32, 32) 3x3 8.3 -> 6.1 ms, (8, 64, 56, 56) 10 -> 5.6 ms
+    # (process time, best of 5). A device takes the whole batch (fewer kernel launches).
+    per_sample = max(1, out.nbytes // max(1, n))
+    chunk = max(1, DEPTHWISE_CHUNK_BYTES // per_sample) if on_host(xp) else max(1, n)
+    tmp = xp.empty_like(out[:chunk])
+    for n0 in range(0, n, chunk):
+        part, src = out[n0 : n0 + chunk], flat[n0 : n0 + chunk]
+        prods = tmp[: part.shape[0]]
+        for off, wt in zip(offsets, weights, strict=True):
+            part += xp.multiply(src[..., off : off + length], wt, out=prods)
     out = out.reshape(out.shape[:3] + (out_size[0],) + tuple(padded[1:]))
     return out[(slice(None),) * 4 + tuple(slice(0, o) for o in out_size[1:])]
 
@@ -552,6 +609,31 @@ def _saved_geometry(transposed: bool) -> dict:
     }
 
 
+def _transpose_columns(grad, x, w, stride, padding, dilation, groups):
+    """The column matrix of grad that both gradients of y = ConvTranspose(x, w) read, or None:
+    its input gradient Conv(grad, w) and its weight gradient ConvWeight(grad, x) took the same
+    im2col of grad each ((16, 16, 32, 32) into 8 channels, 4x4 at stride 2: 8 MB twice; forward
+    and backward 10.8 -> 8.8 ms, process time, one BLAS thread). Batch-major on the per-sample
+    route, channel-major else, as Conv's forward and ConvWeight would each make them; None where
+    they make none (a depthwise one, an empty batch) or could differ (an output_padding that
+    leaves Conv(grad, w) longer than x: ConvWeight reads x's size of windows)."""
+    g, xd, wd = grad._data, x._data, w._data
+    kernel = wd.shape[2:]
+    if not g.shape[0] or _depthwise(g, groups):
+        return None
+    size = tuple(
+        conv_out_size(s, k, st, p, d)
+        for s, k, st, p, d in zip(g.shape[2:], kernel, stride, padding, dilation, strict=True)
+    )
+    if size != tuple(xd.shape[2:]):
+        return None
+    xp = grad._device.backend.xp
+    ck_g = (g.shape[1] // groups) * prod(kernel)
+    if _per_sample(xp, wd.dtype, wd.shape[0] // groups, ck_g, size):
+        return _columns(xp, g, kernel, stride, padding, dilation, groups)[0]
+    return _columns_cm(xp, g, kernel, stride, padding, dilation, groups)[0]
+
+
 class Conv(Function):
     """out = sum_{c,k} x_pad[n, c, o*s + k*d] w[f, c, k] (+ b[f]), per group;
     grad_x = ConvTranspose(grad, w),  grad_w = ConvWeight(x, grad),  grad_b = grad summed.
@@ -562,7 +644,7 @@ class Conv(Function):
     _saved_attrs = _saved_geometry(transposed=False)
 
     @staticmethod
-    def forward(ctx, x, w, b, *, stride, padding, dilation, groups):
+    def forward(ctx, x, w, b, *, stride, padding, dilation, groups, cols=None):
         xp = ctx.xp
         wd = w._data
         ctx.geom = (stride, padding, dilation, groups)
@@ -584,7 +666,8 @@ class Conv(Function):
         )
         if _per_sample(xp, wd.dtype, wm.shape[1], wm.shape[2], out_size):
             # NOTE [ Per-sample GEMMs for small convolutions ]
-            cols, _ = _columns(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
+            if cols is None:  # (given: _transpose_columns')
+                cols, _ = _columns(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
             out = xp.matmul(wm, cols).reshape((n, wd.shape[0]) + out_size)
             if b is not None:
                 xp.add(out, b._data.reshape((-1,) + (1,) * len(out_size)), out=out)
@@ -592,7 +675,8 @@ class Conv(Function):
             ctx.save_for_backward(x, w, cols if keep else None)
             three_d = _keeps_3d(wd)
             return _mf.keep_channels_last(xp, out, x._data, wd, three_d=three_d, on_meta=False)
-        cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
+        if cols is None:
+            cols, _ = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
         if opmath_dtype(wd.dtype):
             # half: the products summed in float32 and the bias added there, rounded once (as
             # torch); NumPy's float16 matmul would round before the bias
@@ -671,7 +755,9 @@ class ConvTranspose(Function):
             out = _transpose_by_columns(xp, xd, wd, groups, stride, dilation, padded)
         elif _wide_ok(x, w, stride, dilation, in_size, padded):
             out = _col2im_wide(xp, wm, xd, groups, kernel, dilation, padded)
-        elif groups * c_out_g * prod(kernel) * n * prod(in_size) * xd.itemsize > TAPS_MIN_BYTES:
+        elif groups * c_out_g * prod(kernel) * n * prod(in_size) * xd.itemsize > _taps_min_bytes(
+            c_out_g
+        ):
             out = _col2im_taps(xp, wd, xd, groups, stride, dilation, padded)
         else:
             cols = xp.matmul(wm, _channel_major(xp, xd, groups))
@@ -697,10 +783,13 @@ class ConvTranspose(Function):
         stride, padding, dilation, groups = ctx.geom
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         gx = gw = gb = None
+        cols = None
+        if ctx.needs_input_grad[0] and ctx.needs_input_grad[1]:
+            cols = _transpose_columns(grad, x, w, stride, padding, dilation, groups)
         if ctx.needs_input_grad[0]:
-            gx = ConvInputGrad.apply(grad, x, w, transposed=True, **geom)
+            gx = ConvInputGrad.apply(grad, x, w, transposed=True, cols=cols, **geom)
         if ctx.needs_input_grad[1]:
-            gw = ConvWeight.apply(grad, x, w, kernel=w.shape[2:], cols=None, **geom)
+            gw = ConvWeight.apply(grad, x, w, kernel=w.shape[2:], cols=cols, **geom)
         if ctx.needs_input_grad[2]:
             gb = _sum_bias_grad(grad)
         return gx, gw, gb
@@ -786,13 +875,13 @@ class ConvInputGrad(Function):
     _node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, gy, x, w, *, transposed, stride, padding, dilation, groups):
+    def forward(ctx, gy, x, w, *, transposed, stride, padding, dilation, groups, cols=None):
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         ctx.transposed = transposed
         size = tuple(x.shape[2:])
         if not transposed:
             return ConvTranspose.forward(ctx, gy, w, None, out_size=size, **geom)
-        out = Conv.forward(ctx, gy, w, None, **geom)
+        out = Conv.forward(ctx, gy, w, None, cols=cols, **geom)
         if tuple(out.shape[2:]) != size:  # see _fit
             out = out[(slice(None), slice(None)) + tuple(slice(0, s) for s in size)]
         return out

@@ -48,6 +48,8 @@ from minitorch.autograd.grad_mode import state
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
 
+_CPU_XP = _CPU.backend.xp  # the host's kernels
+
 
 # --- kernels on raw arrays (see NOTE [ Indexing plans ]) ---
 
@@ -134,11 +136,74 @@ def _put(device, target, plan: IndexPlan, values, accumulate: bool, in_float32=F
             acc = v.astype("float32")
             device.backend.scatter_add(acc, plan.adv, values.astype("float32"))
             v[...] = acc.astype(v.dtype)
-        else:
+        elif not (device is _CPU and _add_to_rows(v, plan.adv, values)):
             device.backend.scatter_add(v, plan.adv, values)
     else:
         # Duplicate indices: the last write wins on CPU; on CUDA one of them wins (as in torch).
         v[plan.adv] = values
+
+
+_WHOLE = slice(None)
+_ROWS_MIN = 1 << 12  # the fewest elements to add for _add_to_rows (its checks cost ~5 us)
+_ROW_ROUNDS = 8  # the most times one row may be indexed for it
+_ROUNDS_MIN = 1 << 14  # and the fewest elements to add where one is indexed twice or more
+
+
+def _add_to_rows(v, key, values) -> bool:
+    """v[key] += values, duplicates adding up in index order, for a host key of one 1-d index
+    along v's first dim (then whole slices), when that is worth it: True when done, False to
+    leave it to the backend's scatter-add (ufunc.at). Rows indexed once take NumPy's gather,
+    add and scatter of whole rows, which beats ufunc.at's element-wise loop ((2048, 512)
+    float32, 1024 distinct rows: 2.8 -> 0.85 ms; (256, 512), 128 rows: 120 -> 21 us); a row
+    indexed up to _ROW_ROUNDS times gets its values in rounds, the i-th of each row's values
+    in round i. Each element then takes its additions in ufunc.at's order: the same bits.
+    Not for few elements (ufunc.at is quicker there), a v whose elements may
+    overlap (expanded: ufunc.at writes one after another) or values that may share its
+    memory."""
+    rows = key[0]
+    xp = _CPU_XP
+    if v.ndim < 2 or rows.__class__ is not xp.ndarray or rows.ndim != 1:
+        return False
+    n, m = v.shape[0], rows.shape[0]
+    work = m * (v.size // n) if n else 0  # (the elements to add)
+    if work < _ROWS_MIN or n > 8 * work:  # (the count below reads n numbers)
+        return False
+    for k in key[1:]:
+        if k.__class__ is not slice or k != _WHOLE:
+            return False
+    if (
+        rows.dtype.kind != "i"
+        or values.__class__ is not xp.ndarray
+        or values.dtype != v.dtype
+        or v.dtype.kind not in "fciu"
+        or values.ndim > v.ndim
+        or not v.flags.c_contiguous
+        or xp.may_share_memory(v, values)
+    ):
+        return False
+    at = rows % n  # (negative indices as their rows; bounds were checked with the key)
+    counts = xp.bincount(at, minlength=n)
+    most = counts.max()
+    if most == 1:
+        v[key] += values
+        return True
+    if most > _ROW_ROUNDS or work < _ROUNDS_MIN:  # (each round costs ~10 us)
+        return False
+    # each index's rank among the indices of its row, in index order: its round
+    order = xp.argsort(at, kind="stable")
+    ranked = at[order]
+    first = xp.empty(m, dtype=bool)
+    first[0] = True
+    xp.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    starts = xp.flatnonzero(first)
+    rank = xp.empty(m, dtype=starts.dtype)
+    rank[order] = xp.arange(m) - starts[xp.cumsum(first) - 1]
+    per_row = values.ndim == v.ndim and values.shape[0] == m and m != 1  # else broadcast
+    rest = key[1:]
+    for r in range(most):
+        sel = xp.flatnonzero(rank == r)
+        v[(rows[sel], *rest)] += values[sel] if per_row else values
+    return True
 
 
 # --- the ops ---

@@ -13,8 +13,8 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._backend import NullCtx, host_blas
 from minitorch._backend import cpu as _CPU
-from minitorch._backend import host_blas
 from minitorch._ops._common import _called_as_method, cast, opmath_dtype, quiet, wrap_dim
 from minitorch._ops.linalg import (
     _DOT_MAX,
@@ -263,7 +263,14 @@ class LogSoftmax(Function):
                 neg = _negative_zero_rows(xp, grad, s, ctx._out_device.type == "cpu")
                 if neg is not None:
                     s[neg] = -0.0
-            r = grad - xp.exp(out) * s
+            if grad.flags.c_contiguous and out.flags.c_contiguous and grad.dtype == out.dtype:
+                # grad - exp(out) s with every product in exp(out)'s new array: the same bits
+                # and (C) layout, two passes over new memory fewer
+                r = xp.exp(out)
+                r *= s
+                xp.subtract(grad, r, out=r)
+            else:
+                r = grad - xp.exp(out) * s
         return r if r.dtype == dt else r.astype(dt)
 
 
@@ -568,9 +575,17 @@ class SmoothL1Loss(Function):
         if x.dtype is _dtype.float16:  # See NOTE [ Stepwise half regression losses ]
             d, b, half = _stepwise(ctx.xp, x._data, t._data, beta)
             return ctx.xp.where(d < b, half * d * d / b, d - half * b)
-        d = _abs_diff(x._data, t._data)
+        xp = ctx.xp
+        d = _abs_diff(x._data, t._data, xp)
         select = x._device.backend.select  # branch-free (NOTE [ Branch-free selects ])
-        out = select(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+        if not d.ndim:  # (NumPy's 0-d results are scalars: nothing to work in place on)
+            out = select(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+        else:  # the same steps, each written over its operand's new array where it may be
+            quadratic = d < beta
+            q = xp.multiply(d, d)
+            q *= 0.5 / beta
+            d -= 0.5 * beta
+            out = select(quadratic, q, d)
         return out.astype(x._data.dtype, copy=False)
 
     @staticmethod
@@ -582,12 +597,12 @@ class SmoothL1Loss(Function):
         return gx, gt
 
 
-def _abs_diff(a, b):
+def _abs_diff(a, b, xp):
     """|a - b|, in float32 for half precision: torch's kernels compute these losses in float32
-    (NumPy would round the scalars beta and delta to float16 first)."""
-    if opmath_dtype(a.dtype):
-        return abs(a.astype("float32") - b.astype("float32"))
-    return abs(a - b)
+    (NumPy would round the scalars beta and delta to float16 first). A new array (or a NumPy
+    scalar, for 0-d operands), which the callers work on in place."""
+    d = a.astype("float32") - b.astype("float32") if opmath_dtype(a.dtype) else a - b
+    return xp.absolute(d, out=d) if d.ndim else abs(d)
 
 
 # NOTE [ Stepwise half regression losses ]
@@ -632,9 +647,18 @@ class HuberLoss(Function):
         if x.dtype is _dtype.bfloat16:  # See NOTE [ Stepwise half regression losses ]
             d, b, half = _stepwise(ctx.xp, x._data, t._data, delta)
             return ctx.xp.where(d < b, half * d * d, b * (d - half * b))
-        d = _abs_diff(x._data, t._data)
+        xp = ctx.xp
+        d = _abs_diff(x._data, t._data, xp)
         select = x._device.backend.select  # branch-free (NOTE [ Branch-free selects ])
-        out = select(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+        if not d.ndim:  # (NumPy's 0-d results are scalars: nothing to work in place on)
+            out = select(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+        else:  # the same steps, each written over its operand's new array where it may be
+            quadratic = d < delta
+            q = xp.multiply(d, d)
+            q *= 0.5
+            d -= 0.5 * delta
+            d *= delta
+            out = select(quadratic, q, d)
         return out.astype(x._data.dtype, copy=False)
 
     @staticmethod
@@ -642,8 +666,14 @@ class HuberLoss(Function):
         x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
         delta = ctx.delta
-        gx = _clamp_slope(x - t, x - t, delta, delta) * grad if needs[0] else None
-        gt = _clamp_slope(t - x, t - x, delta, delta) * grad if needs[1] else None
+        graph = _grad_mode.enabled  # (without a graph the slope does not read its second d)
+        gx = gt = None
+        if needs[0]:
+            d = x - t
+            gx = _clamp_slope(d, x - t if graph else d, delta, delta) * grad
+        if needs[1]:
+            d = t - x
+            gt = _clamp_slope(d, t - x if graph else d, delta, delta) * grad
         return gx, gt
 
 
@@ -1214,7 +1244,14 @@ def _normalized_rows(xp, rows, eps):
 # gradients are per-block partial sums added by one more product. Measured (float32, min of
 # 150, side by side): (2048, 128) forward 0.62 -> 0.48 ms, forward + backward 1.83 -> 1.19 ms;
 # (8192, 512) 16.5 -> 10.0 ms and 43 -> 23 ms (whole-array code allocates 16 MB temporaries).
-# What is left is the column broadcasts (x - mean, * rstd: ~60 ns of NumPy loop per row each).
+# What is left is the column broadcasts (x - mean, * rstd). Re-measured in session 43 (NumPy
+# 2.4, a (256, 128) float32 block in cache, min of 40 x 50): x - mean 10.7 us against 6.1 for a
+# same-shape subtraction and 3.8 for a scalar one (~18 ns per row, not 60), in place 7.8; a copy
+# plus BLAS ger (x += -mean 1^T, the same bits) 9.9, not worth a ctypes call per block; blocks of
+# 8k..256k elements: 32k (this one) stays the fastest, forward and backward. Without a node to
+# record (no_grad, inference) the forward computes out in xhat's array (_ln_forward, keep=False):
+# float32 with w and b, CPU time, min of 3 interleaved runs: (2048, 128) 0.39 -> 0.30-0.34 ms,
+# (2048, 512) 1.7-2.0 -> 1.3-1.5 ms (a busy machine: +-6% between runs).
 # On a GPU the whole array is one block: there blocking would only add launches.
 _LN_BLOCK = 1 << 15
 _LN_GEMV_MAX_D = 4096  # longer rows keep NumPy's pairwise sum (as _gemv_sum)
@@ -1248,16 +1285,21 @@ def _tile(xp, v, rows):
     return t
 
 
-def _ln_forward(xp, rows, w, b, eps, blocked):
+def _ln_forward(xp, rows, w, b, eps, blocked, keep=True):
     """(out, xhat, rstd) of rows (R, D): xhat = (row - mean) rstd, rstd = 1 / sqrt(biased var +
     eps) an (R, 1) column (two-pass variance), out = xhat w + b; w and b (D,) or None, of the
-    rows' dtype. See NOTE [ Blocked LayerNorm ]."""
+    rows' dtype. See NOTE [ Blocked LayerNorm ]. keep=False (no backward will read xhat): out
+    is computed in xhat's array, which is returned as both (the squares go to one block-sized
+    scratch array: the same products and sums, one (R, D) array and, without w and b, a copy
+    pass fewer)."""
     r, d = rows.shape
     f = rows.dtype
     step, n_blocks = _ln_blocks(blocked, r, d)
     inv_d = 1.0 / d
     vd = xp.full(d, inv_d, dtype=f) if d <= _LN_GEMV_MAX_D and r * d >= _GEMV_MIN_SIZE else None
-    xhat, out = xp.empty((r, d), f), xp.empty((r, d), f)
+    xhat = xp.empty((r, d), f)
+    out = xp.empty((r, d), f) if keep else xhat
+    scratch = None if keep else xp.empty((step, d), f)  # the squares of a block
     rstd = xp.empty((r, 1), f)
     sq = xp.empty(step, f)  # sqrt(var + eps) of a block
     wt, bt = (_tile(xp, w, step), _tile(xp, b, step)) if n_blocks > 1 else (w, b)
@@ -1272,14 +1314,20 @@ def _ln_forward(xp, rows, w, b, eps, blocked):
         rv = rb[:, 0]
         _mean_rows(xp, xb, vd, rv, inv_d)  # the means, parked in rstd's slots
         xp.subtract(xb, rb, out=xh)  # x - mean
-        xp.square(xh, out=ob)  # out's block as scratch: (x - mean)^2
-        _mean_rows(xp, ob, vd, rv, inv_d)  # biased variance
+        squares = ob if keep else (scratch if n == step else scratch[:n])
+        xp.square(xh, out=squares)  # (out's block as scratch) (x - mean)^2
+        _mean_rows(xp, squares, vd, rv, inv_d)  # biased variance
         rv += eps
         sv = sq if n == step else sq[:n]
         xp.sqrt(rv, out=sv)
         xp.divide(sv, rv, out=rv)  # rstd; See NOTE [ Overflowed variance ]
         xh *= rb  # xhat
-        if wt is not None:
+        if not keep:  # out is xhat: the affine in place (the same products as below)
+            if wt is not None:
+                xh *= wt
+            if bt is not None:
+                xh += bt
+        elif wt is not None:
             xp.multiply(xh, wt, out=ob)
             if bt is not None:
                 ob += bt
@@ -1400,10 +1448,12 @@ class LayerNorm(Function):
         wd = None if w is None else w._data.reshape(-1).astype(f, copy=False)
         bd = None if b is None else b._data.reshape(-1).astype(f, copy=False)
         blocked = a._device.type == "cpu"
-        out, xhat, rstd = _ln_forward(xp, rows, wd, bd, eps, blocked)
-        ctx.xhat, ctx.rstd, ctx.k, ctx.eps, ctx.blocked = xhat, rstd, k, eps, blocked
-        ctx.normalized_shape, ctx.bias = x.shape[x.ndim - k :], b  # for _saved_* only
-        ctx.save_for_backward(a, w)
+        keep = ctx.__class__ is not NullCtx  # a node is recorded (its backward reads xhat)
+        out, xhat, rstd = _ln_forward(xp, rows, wd, bd, eps, blocked, keep)
+        if keep:
+            ctx.xhat, ctx.rstd, ctx.k, ctx.eps, ctx.blocked = xhat, rstd, k, eps, blocked
+            ctx.normalized_shape, ctx.bias = x.shape[x.ndim - k :], b  # for _saved_* only
+            ctx.save_for_backward(a, w)
         return out.astype(dt, copy=False).reshape(x.shape)
 
     @staticmethod

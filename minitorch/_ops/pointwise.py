@@ -1157,7 +1157,20 @@ class PowScalar(Function):
         e = ctx.exponent
         if e == 0:
             return ctx.xp.zeros_like(grad)
-        return grad * (e * _pow_number(ctx.xp, a, e - 1))
+        p = _pow_number(ctx.xp, a, e - 1)
+        if (
+            (e.__class__ is float or e.__class__ is int)
+            and p.__class__ is grad.__class__
+            and p.dtype == grad.dtype
+            and p.strides == grad.strides
+            and p.flags.owndata
+            and p is not a
+        ):
+            # the same products in p's buffer, a fresh one, laid out as grad: one temporary
+            # fewer ((2048, 512) float32 x ** 3, forward and backward: 3.1 -> 2.8 ms)
+            ctx.xp.multiply(e, p, out=p)
+            return ctx.xp.multiply(grad, p, out=p)
+        return grad * (e * p)
 
 
 def _pow_number(xp, x, e):
@@ -1180,11 +1193,29 @@ def _pow_number(xp, x, e):
     return special(xp, x)
 
 
-_POW_AS_TORCH = {
-    -0.5: lambda xp, y: 1 / xp.sqrt(y),
-    3: lambda xp, y: y * y * y,
-    -2: lambda xp, y: 1 / (y * y),
-}
+def _rsqrt(xp, y):
+    if not y.ndim:
+        return 1 / xp.sqrt(y)
+    out = xp.sqrt(y)
+    return xp.divide(1, out, out=out)  # one buffer, not two: the same bits
+
+
+def _cube(xp, y):
+    if not y.ndim:
+        return y * y * y
+    out = y * y
+    out *= y  # (y * y) * y in one buffer ((2048, 512) float32: 0.6 -> 0.45 ms)
+    return out
+
+
+def _inverse_square(xp, y):
+    if not y.ndim:
+        return 1 / (y * y)
+    out = y * y
+    return xp.divide(1, out, out=out)
+
+
+_POW_AS_TORCH = {-0.5: _rsqrt, 3: _cube, -2: _inverse_square}
 
 # NOTE [ float32 pow ]
 # torch's kernel for a float32 tensor ** a number computes C's pow(float, double): in double,
@@ -1485,6 +1516,23 @@ class Sign(Function):
         return zeros_of(grad)  # torch's zeros_like: +0 (grad * 0 gave -0 for negatives)
 
 
+_OWN_BUFFER_MIN = 1 << 12  # below, out= calls cost more than the temporaries they save
+
+
+def _same_dense_layout(grad, y) -> bool:
+    """Whether a backward kernel may compute in a buffer of its own laid out as y and return it:
+    grad and y of one dtype and one dense (C or F) layout, which NumPy's result of grad * (an
+    expression of y) would take too, and big enough for it to pay ((32, 32) float32 tanh's
+    backward: 1.5 us the plain way, 1.7 in one buffer; 4096 elements: 3.0 and 2.7)."""
+    return (
+        grad.size >= _OWN_BUFFER_MIN
+        and grad.ndim > 0
+        and grad.dtype == y.dtype
+        and grad.strides == y.strides
+        and (y.flags.c_contiguous or y.flags.f_contiguous)
+    )
+
+
 class Tanh(Function):
     """out = tanh(a);  grad_a = grad * (1 - out**2)"""
 
@@ -1504,7 +1552,7 @@ class Tanh(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         (out,) = ctx._stored_arrays()
-        return TanhBackward.kernel(grad, out)
+        return TanhBackward.kernel(grad, out, ctx.xp)
 
 
 class TanhBackward(Function):
@@ -1516,12 +1564,18 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        return TanhBackward.kernel(grad._data, y._data)
+        return TanhBackward.kernel(grad._data, y._data, ctx.xp)
 
     @staticmethod
-    def kernel(grad, y):
+    def kernel(grad, y, xp=None):
         if grad.itemsize == 2:  # half: in float32, rounded once, as torch's tanh_backward
             return (grad.astype("float32") * (1 - y.astype("float32") ** 2)).astype(grad.dtype)
+        if xp is not None and _same_dense_layout(grad, y):
+            # the same three steps in one buffer, laid out as both, not three fresh arrays
+            # ((2048, 512) float32: 1.2 -> 0.9 ms)
+            t = y * y
+            xp.subtract(1, t, out=t)
+            return xp.multiply(grad, t, out=t)
         return grad * (1 - y * y)
 
     @staticmethod
@@ -1570,7 +1624,7 @@ class Sigmoid(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         (out,) = ctx._stored_arrays()
-        return SigmoidBackward.kernel(grad, out)
+        return SigmoidBackward.kernel(grad, out, ctx.xp)
 
 
 class SigmoidBackward(Function):
@@ -1581,15 +1635,19 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        return SigmoidBackward.kernel(grad._data, y._data)
+        return SigmoidBackward.kernel(grad._data, y._data, ctx.xp)
 
     @staticmethod
-    def kernel(grad, y):
+    def kernel(grad, y, xp=None):
         if grad.itemsize == 2:  # torch's sigmoid_backward: float16 in its own arithmetic, in
             if grad.dtype == "float16":  # this order; bfloat16 in float32, rounded once
                 return (grad * (1 - y)) * y
             y32 = y.astype("float32")
             return (grad.astype("float32") * (y32 * (1 - y32))).astype(grad.dtype)
+        if xp is not None and _same_dense_layout(grad, y):
+            t = xp.subtract(1, y)  # the same three steps in one buffer (as TanhBackward's)
+            xp.multiply(y, t, out=t)
+            return xp.multiply(grad, t, out=t)
         return grad * (y * (1 - y))
 
     @staticmethod

@@ -331,8 +331,7 @@ def _fma_reusing(xp, d, w, x, out=None):
             return r
     if d.dtype.itemsize != 4 or d.shape != x.shape or getattr(w, "shape", x.shape) != x.shape:
         return fused_multiply_add(xp, d, w, x)
-    t = d.astype("float64")
-    t *= w
+    t = xp.multiply(d, w, dtype="float64")  # d widened exactly: one pass, no copy first
     if out is not None:
         xp.add(t, x, out=out, casting="same_kind")
         return out

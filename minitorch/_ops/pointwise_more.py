@@ -394,7 +394,13 @@ class Rsqrt(Function):
     def forward(ctx, a):
         x = a._data
         y = opmath_array(x)  # half: rounded once, as torch
-        out = _arr(ctx.xp, (1 / ctx.xp.sqrt(y)).astype(x.dtype, copy=False))
+        xp = ctx.xp
+        if y.ndim:  # 1 / sqrt(y) in one buffer, not two: the same bits
+            r = xp.sqrt(y)
+            xp.divide(1, r, out=r)
+        else:
+            r = 1 / xp.sqrt(y)
+        out = _arr(xp, r.astype(x.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 

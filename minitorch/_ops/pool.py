@@ -360,11 +360,16 @@ class MaxPoolGrad(Function):
         )
         out = (xp.empty if tiled else xp.zeros)(head + padded, dtype=g.dtype)
         lead = (slice(None),) * len(head)
+        # overlapping windows: each tap's masked gradient goes through one buffer, then adds
+        # (where(tap == t, g, 0) made a new array of the same values at 4x the cost: a ResNet
+        # stem's max_pool2d(x, 3, 2, 1) on (16, 64, 32, 32), this kernel 7.0 -> 4.8 ms, process
+        # time, best of 5)
+        buf = None if disjoint else xp.empty_like(g)
         for t, sl in taps(kernel, stride, dilation, out_size):
             if disjoint:  # a write, not an add (2x faster than copyto(where=); see below)
                 mask_gradient(xp, g, tap == t, out=out[lead + sl])  # +0. off the arg-max
             else:
-                out[lead + sl] += xp.where(tap == t, g, 0)
+                out[lead + sl] += mask_gradient(xp, g, tap == t, out=buf)
         return crop_array(xp, out, pads, size)
 
     @staticmethod

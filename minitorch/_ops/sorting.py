@@ -425,18 +425,31 @@ def _topk_index(xp, x, dim: int, k: int, largest: bool):
             return xp.ascontiguousarray(xp.moveaxis(idx.reshape(shape[:-1] + (k,)), -1, dim))
     at = n - k if largest else k - 1  # v's position in the ascending order (nan last)
     v = xp.partition(rows, at, axis=1)[:, at : at + 1]
-    before = rows > v if largest else rows < v
-    equal = rows == v
-    if is_floating(x.dtype):  # nan sorts as the largest value
+    floating = is_floating(x.dtype)
+    if floating and xp.isnan(v).any():  # nan sorts as the largest value
+        before = rows > v if largest else rows < v
+        equal = rows == v
         x_nan = xp.isnan(rows)
         v_nan = xp.isnan(v)
         before = (before | (x_nan & ~v_nan)) if largest else (before | (v_nan & ~x_nan))
         equal |= x_nan & v_nan
-    need = k - before.sum(axis=1, keepdims=True)  # how many of the values equal to v
-    if (equal.sum(axis=1, keepdims=True) > need).any():  # v more often than needed: the first
-        equal &= xp.cumsum(equal, axis=1) <= need  # ones in input order (a cumsum costs 10
-    before |= equal  # passes; rare)
-    pick = (xp.flatnonzero(before) % n).reshape(-1, k)  # exactly k per row, in input order
+    elif largest and floating:  # no nan v: the nans (larger than v) are the rows <= v misses
+        before = rows <= v
+        xp.logical_not(before, out=before)
+        equal = rows == v
+    else:  # (the smallest k of a row with a number as v: no nan comes before it)
+        before = rows > v if largest else rows < v
+        equal = rows == v
+    # Every row holds at least k elements in before or equal (which are apart), so all of
+    # them make the top k when there are k per row in all; else some row holds v more often
+    # than it needs, and the first ones in input order are taken (a cumsum costs 10 passes;
+    # rare). The total from the positions, not a count per row: one pass fewer.
+    pos = xp.flatnonzero(before | equal)
+    if pos.shape[0] != k * rows.shape[0]:
+        need = k - before.sum(axis=1, keepdims=True)  # how many of the values equal to v
+        equal &= xp.cumsum(equal, axis=1) <= need
+        pos = xp.flatnonzero(before | equal)
+    pick = (pos % n).reshape(-1, k)  # exactly k per row, in input order
     order = _stable_argsort(xp.take_along_axis(rows, pick, 1), 1, largest, xp)
     idx = xp.take_along_axis(pick, order, 1).reshape(shape[:-1] + (k,))
     return xp.ascontiguousarray(xp.moveaxis(idx, -1, dim))

@@ -12,11 +12,14 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
+from minitorch._backend import cpu as _CPU
 from minitorch._factories import arange, tensor
 from minitorch._ops import index_select, maximum, minimum
 from minitorch._ops._common import is_index, type_name
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
+from minitorch.autograd.function import fast_path, plain_result
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pool import _adaptive_avg
 
@@ -604,6 +607,20 @@ def interpolate(
         names = _ANTIALIAS_NODES if antialias else _UPSAMPLE_NODES
         out = _keep_layout(out, input)
         return as_node(out, names[mode], (input,), keep=True)  # torch saves sizes only
+    if (
+        mode in _LINEAR_RANK
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+        and input._data.dtype.kind == "f"
+        and input._data.dtype.itemsize >= 4
+        and input._data.flags.c_contiguous
+        and all(h != s for h, s in zip(have, sizes, strict=True))
+    ):
+        out = _linear_no_grad(input, n, have, sizes, scales, align_corners)
+        return _keep_layout(plain_result(out, _CPU), input)
     out = input
     half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
     if half:  # weights and sums in float32, rounded once, as torch's kernels
@@ -635,6 +652,27 @@ def interpolate(
     out = out.to(input.dtype) if half else input.clone() if out is input else out
     out = _keep_layout(out, input)
     return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,), keep=True)
+
+
+def _linear_no_grad(input: Tensor, n: int, have, sizes, scales, align_corners):
+    """What interpolate's loop computes for a linear mode on a float32/float64 input whose every
+    resized dim changes size, as one array, where nothing is recorded: per dim the same gathers
+    (index_select's take), products and sum, the products made in place in their gathers'
+    arrays (2 new arrays per dim, not 5, and no op's per-call cost). bilinear x2 of (16, 64, 32,
+    32): 39 -> 15 ms (process time, best of 5). NOTE [ The no-grad fast path ]: this one comes
+    after interpolate's checks, which raise torch's errors."""
+    out = input._data
+    for i in range(n - 1, -1, -1):  # the last dim first, as the loop
+        dim = i - n
+        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, input)
+        axis = out.ndim + dim
+        a = out.take(i0._data, axis=axis)
+        a *= _along(l0, dim)._data
+        b = out.take(i1._data, axis=axis)
+        b *= _along(l1, dim)._data
+        a += b
+        out = a
+    return out
 
 
 def _keep_layout(out: Tensor, input: Tensor) -> Tensor:

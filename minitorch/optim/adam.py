@@ -19,6 +19,7 @@ from minitorch.optim.optimizer import (
     _keep_grad,
     _lerp_,
     _lr_operand,
+    _maximum_,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -200,7 +201,7 @@ def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsg
     bias_correction2_sqrt = _scalar((1 - beta2**step) ** 0.5)
     if amsgrad:
         max_sq = state["max_exp_avg_sq"]
-        minitorch.maximum(max_sq, exp_avg_sq, out=max_sq)
+        _maximum_(max_sq, exp_avg_sq)
         denom = max_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
     else:
         denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)

@@ -16,6 +16,7 @@ from minitorch.optim.optimizer import (
     _init_states,
     _lerp_,
     _lr_operand,
+    _maximum_,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -105,7 +106,7 @@ class Adamax(Optimizer):
                     norms = minitorch.stack([exp_inf.mul_(beta2), grad.abs().add_(eps)])
                     exp_inf.copy_(norms.amax(0))
                 else:
-                    minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+                    _maximum_(exp_inf.mul_(beta2), grad.abs().add_(eps))
                 clr = _scalar(lr / (1 - beta1**step))
                 if differentiable:  # torch's addcdiv_ saves exp_avg and exp_inf for backward
                     p.addcdiv_(exp_avg, exp_inf, value=-clr)

@@ -104,10 +104,9 @@ class RAdam(Optimizer):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
-                bias_corrected_exp_avg = exp_avg / bias_correction1
                 rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
                 if differentiable:  # See NOTE [ Differentiable optimizer steps ]
-                    update = bias_corrected_exp_avg * lr
+                    update = exp_avg / bias_correction1 * lr
                     if rho_t > 5.0:
                         rect = _rectification(rho_t, rho_inf)
                         update = update * (bias_correction2**0.5 / exp_avg_sq.sqrt().add(eps))
@@ -129,13 +128,15 @@ class RAdam(Optimizer):
                     p.addcmul_(exp_avg, buffer)
                 elif rho_t > 5.0:
                     rect = _rectification(rho_t, rho_inf)
-                    # torch's `number / tensor` is tensor.reciprocal() * number
+                    # torch's `number / tensor` is tensor.reciprocal() * number (in place here,
+                    # on the step's own temporary)
                     adaptive_lr = (
-                        exp_avg_sq.sqrt().add_(eps).reciprocal().mul_(bias_correction2**0.5)
+                        exp_avg_sq.sqrt().add_(eps).reciprocal_().mul_(bias_correction2**0.5)
                     )
-                    p.sub_(bias_corrected_exp_avg.mul_(lr).mul_(adaptive_lr).mul_(rect))
+                    update = (exp_avg / bias_correction1).mul_(lr)
+                    p.sub_(update.mul_(adaptive_lr).mul_(rect))
                 else:
-                    p.sub_(bias_corrected_exp_avg.mul_(lr))
+                    p.sub_((exp_avg / bias_correction1).mul_(lr))
         return loss
 
 

@@ -591,6 +591,10 @@ class LSTM(RNNBase):
         h0 = hx[0]
         if not isinstance(h0, Tensor):
             raise AttributeError(f"'{type(h0).__name__}' object has no attribute '{attr}'")
+        if packed and (h0.ndim != 3 or h0.shape[1] != input.sorted_indices.shape[0]):
+            # torch permutes hx[0] before it reads hx[1]: a malformed hx[0] (hx a Tensor, say)
+            # fails in that index_select first (a well-formed one cannot fail there)
+            h0.index_select(1, input.sorted_indices)
         c0 = hx[1]
         if not isinstance(c0, Tensor):
             raise AttributeError(f"'{type(c0).__name__}' object has no attribute '{attr}'")

@@ -59,7 +59,10 @@ def get_total_norm(
             "operation does not have an identity"
         )
     with no_grad():
-        norms = [vector_norm(t, norm_type).to(first) for t in tensors]
+        norms = [vector_norm(t, norm_type) for t in tensors]
+        # (to() returns a norm already on the first tensor's device unchanged: asked only of
+        # the others)
+        norms = [n if n._device is first else n.to(first) for n in norms]
         total = vector_norm(_ops.stack(norms), norm_type)
     if error_if_nonfinite:
         # the documented host read: the value decides whether to raise
@@ -77,7 +80,11 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     """Scales every gradient by min(1, max_norm / (total_norm + 1e-6)), in place. Mirrors
     torch.nn.utils.clip_grads_with_norm_."""
     max_norm = float(max_norm)  # first, as torch: a bad max_norm raises even without gradients
-    grads = _grads(parameters)
+    _scale_grads(_grads(parameters), max_norm, total_norm, foreach)
+
+
+def _scale_grads(grads: list, max_norm: float, total_norm: Tensor, foreach) -> None:
+    """clip_grads_with_norm_ for the gradients `grads` and a max_norm already read as a float."""
     if not grads:
         return
     with no_grad():
@@ -108,7 +115,8 @@ def clip_grad_norm_(
     parameters = _tensors(parameters)
     grads = _grads(parameters)
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
-    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    # (clip_grads_with_norm_'s work, with the gradients just collected)
+    _scale_grads(grads, float(max_norm), total, foreach)
     return total
 
 
