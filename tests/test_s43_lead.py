@@ -57,3 +57,67 @@ def test_relu_gradient_masks_to_positive_zero():
     assert g.tolist()[0] == [0.0, 0.0, 0.0, -3.0]
     assert g[1, 0] == -3.0 and g[1, 2] == 0.0  # a NaN input passes its gradient, as torch
     assert not np.signbit(g[0, :3]).any() and not np.signbit(g[1, 2])
+
+
+# --- NOTE [ Blocked transposing copies ] (minitorch/_memory_format.py) ---
+
+from minitorch import _memory_format  # noqa: E402
+
+
+def _sources():
+    """Big arrays whose last axis steps farther than another (the slab path), and others."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    b = rng.standard_normal((4, 96, 130))
+    yield "t", a.T, True
+    yield "t flipped", a[::-1].T, True
+    yield "t of a slice", a[:, 3:190].T, True
+    yield "batched swap", b.swapaxes(1, 2), True
+    yield "3-d permute", b.transpose(2, 0, 1), True
+    yield "int8 t", (a * 10).astype(np.int8).T, True
+    yield "bool t", (a > 0).T, True
+    yield "complex t", (a + 1j * a).astype(np.complex64).T, True
+    yield "float16 t", a.astype(np.float16).T, True
+    yield "stepped slice", a[:, ::2], False  # last axis still the shortest step
+    yield "small", a[:40, :40].T, False
+    yield "short last axis", rng.standard_normal((2048, 32)).T.copy().T, False
+    yield "expanded", np.broadcast_to(a[:, :1], (300, 200)), False
+
+
+def test_dense_copy_matches_numpys_copy():
+    for name, x, slabs in _sources():
+        assert _memory_format._transposed(np, x) is slabs, name
+        for fn in (_memory_format.dense_copy, _memory_format.dense):
+            got = fn(np, x)
+            want = np.array(x, order="C", copy=True)
+            assert got.flags.c_contiguous and got.dtype == x.dtype and got.shape == x.shape, name
+            assert got.tobytes() == want.tobytes(), name
+            assert not np.shares_memory(got, x), name
+    c = np.ones((300, 200), np.float32)
+    assert _memory_format.dense(np, c) is c  # row-major already: itself, as ascontiguousarray
+
+
+def test_transposing_copies_through_ops(monkeypatch):
+    calls = []
+    slab_copy = _memory_format._slab_copy
+    monkeypatch.setattr(
+        _memory_format, "_slab_copy", lambda xp, x: calls.append(x.shape) or slab_copy(xp, x)
+    )
+    rng = np.random.default_rng(2)
+    base = rng.standard_normal((512, 300)).astype(np.float32)
+    x = torch.tensor(base, requires_grad=True)
+    for out, want in (
+        (x.t().contiguous(), base.T),
+        (x.t().reshape(-1), base.T.reshape(-1)),
+        (x.t().clone(memory_format=torch.contiguous_format), base.T),
+        (x.t().flatten(), base.T.reshape(-1)),
+    ):
+        assert out.is_contiguous() and out.shape == want.shape
+        assert out.detach().numpy().tobytes() == np.ascontiguousarray(want).tobytes()
+    assert len(calls) == 4
+    w = torch.tensor(rng.standard_normal((300, 512)).astype(np.float32))
+    (x.t().contiguous() * w).sum().backward()
+    assert np.array_equal(x.grad.numpy(), w.numpy().T)
+    with torch.no_grad():
+        y = x.t().reshape(300 * 512)
+    assert y.numpy().tobytes() == base.T.tobytes()

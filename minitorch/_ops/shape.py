@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from math import prod as _prod
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
 from minitorch._backend import strided_view
@@ -271,7 +271,7 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, *, shape):
         ctx.in_shape = a._data.shape
-        return ctx.xp.ascontiguousarray(a._data).reshape(shape)
+        return _memory_format.dense(ctx.xp, a._data).reshape(shape)
 
     backward = _backward_data = staticmethod(_reshape_back)
 
