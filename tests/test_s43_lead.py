@@ -121,3 +121,19 @@ def test_transposing_copies_through_ops(monkeypatch):
     with torch.no_grad():
         y = x.t().reshape(300 * 512)
     assert y.numpy().tobytes() == base.T.tobytes()
+
+
+def test_bit_mask_of_a_bool_array_in_one_pass():
+    from minitorch._backend.numpy_backend import _bit_mask
+
+    rng = np.random.default_rng(3)
+    c = rng.random((60, 50)) > 0.5
+    for ints in ("int8", "int16", "int32", "int64"):
+        for cond in (c, c.T, c[:, ::3], np.broadcast_to(c[:1], (60, 50)), c[0, 0]):
+            cond = np.asarray(cond)
+            want = np.negative(cond.astype(ints))
+            got = _bit_mask(cond, ints)
+            assert got.dtype == np.dtype(ints) and got.shape == cond.shape
+            assert np.array_equal(got, want)  # all ones (-1) where cond holds, else 0
+    u = np.array([0, 1, 1, 0], np.uint8)  # not a bool: the widening path
+    assert _bit_mask(u, "int32").tolist() == [0, -1, -1, 0]

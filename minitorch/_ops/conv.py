@@ -438,15 +438,21 @@ def _depthwise_views(xp, xpad, wk, stride, dilation, out_size):
     ]
     # a few samples at a time, as _depthwise_flat (the same products and sums): (16, 64, 32,
     # 32) 3x3 at stride 2, 3.6 -> 2.3 ms; (8, 32, 112, 112), 9.9 -> 7.4 ms
-    per_sample = max(1, out.nbytes // max(1, n))
-    chunk = max(1, DEPTHWISE_CHUNK_BYTES // per_sample) if on_host(xp) else max(1, n)
-    tmp = xp.empty_like(out[:chunk])
+    chunk, tmp = _sample_chunk(xp, out, n)
     for n0 in range(0, n, chunk):
         part, src = out[n0 : n0 + chunk], xpad[n0 : n0 + chunk]
         prods = tmp[: part.shape[0]]
         for sl, wt in terms:
             part += xp.multiply(src[lead + sl], wt, out=prods)
     return out
+
+
+def _sample_chunk(xp, out, n):
+    """(samples per pass, the products' scratch array) for a depthwise taps' sum into out (n
+    samples): DEPTHWISE_CHUNK_BYTES of out on the host, the whole batch on a device."""
+    per_sample = max(1, out.nbytes // max(1, n))
+    chunk = max(1, DEPTHWISE_CHUNK_BYTES // per_sample) if on_host(xp) else max(1, n)
+    return chunk, xp.empty_like(out[:chunk])
 
 
 def _depthwise_flat(xp, xpad, wk, dilation, out_size):
@@ -473,9 +479,7 @@ def _depthwise_flat(xp, xpad, wk, dilation, out_size):
     # A few samples at a time, so the sum and the products stay in cache between the taps (the
     # same products and sums): (16, 64, 32, 32) 3x3 8.3 -> 6.1 ms, (8, 64, 56, 56) 10 -> 5.6 ms
     # (process time, best of 5). A device takes the whole batch (fewer kernel launches).
-    per_sample = max(1, out.nbytes // max(1, n))
-    chunk = max(1, DEPTHWISE_CHUNK_BYTES // per_sample) if on_host(xp) else max(1, n)
-    tmp = xp.empty_like(out[:chunk])
+    chunk, tmp = _sample_chunk(xp, out, n)
     for n0 in range(0, n, chunk):
         part, src = out[n0 : n0 + chunk], flat[n0 : n0 + chunk]
         prods = tmp[: part.shape[0]]
