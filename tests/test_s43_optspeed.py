@@ -1,8 +1,8 @@
-"""Session 43, optimizer speed: the cheaper spellings of optimizer updates (optim.optimizer's
-_added and _maximum_, RAdam's in-place reciprocal), zero_grad's direct clearing and
-clip_grad_norm_'s single gradient scan give the old code's values, state and version counters bit
-for bit, and take the old path wherever it differs (half dtypes, mixed dtypes, grad mode, an
-observer of every op)."""
+"""Session 43, optimizer speed: the cheaper spellings of optimizer updates (add/sub's no-grad
+fast path with an alpha, optim.optimizer's _maximum_, RAdam's in-place reciprocal), zero_grad's
+direct clearing and clip_grad_norm_'s single gradient scan give the old code's values, state
+and version counters bit for bit, and take the old path wherever it differs (half dtypes, mixed
+dtypes, grad mode, an observer of every op)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 import minitorch as mt
 from minitorch.autograd import function
-from minitorch.optim import adam, adamax, optimizer, radam, sgd
-from minitorch.optim.optimizer import _added, _maximum_
+from minitorch.optim import adam, adamax, optimizer, radam
+from minitorch.optim.optimizer import _maximum_
 
 SHAPES = [(64,), (3, 5), (2100,), (70, 70), (1,), ()]
 STEPS = 8  # RAdam's rectified branch starts at step 6
@@ -43,10 +43,6 @@ CONFIGS = [
 
 
 # --- the old code's spellings (before session 43), patched in for the reference trajectory ---
-
-
-def _old_added(x, other, alpha, owned=False):
-    return x.add(other, alpha=alpha)
 
 
 def _old_maximum_(x, other):
@@ -113,8 +109,6 @@ def old_spellings(monkeypatch):
     """Patches the old spellings in (the optimizers read the helpers as module globals)."""
 
     def patch():
-        monkeypatch.setattr(optimizer, "_added", _old_added)  # (_with_decay's)
-        monkeypatch.setattr(sgd, "_added", _old_added)
         monkeypatch.setattr(adam, "_maximum_", _old_maximum_)
         monkeypatch.setattr(adamax, "_maximum_", _old_maximum_)
 
@@ -137,7 +131,7 @@ def test_fused_half_sgd_bit_for_bit(old_spellings):
     assert new == _trajectory("SGD", kwargs, "float16", old=True)
 
 
-# --- _added: the in-place spelling and where it is not taken ---
+# --- add/sub with an alpha: the no-grad fast path (minitorch/_ops/pointwise.py, _plain_fused) ---
 
 
 def _pair(dtype, shape=(300,)):
@@ -147,59 +141,58 @@ def _pair(dtype, shape=(300,)):
     return x, o
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-@pytest.mark.parametrize("shape", [(300,), (2100,), (70, 70), ()])
-def test_added_matches_add(dtype, shape):
-    x, o = _pair(getattr(mt, dtype), shape)
-    before = x.numpy().copy()
-    with mt.no_grad():
-        got = _added(x, o, 0.37)
-        want = x.add(o, alpha=0.37)
-    assert got is not x
-    assert got.dtype == want.dtype and got.shape == want.shape
-    assert got.numpy().tobytes() == want.numpy().tobytes()
-    np.testing.assert_array_equal(x.numpy(), before, err_msg="x changed")
-
-
-def test_added_owned_writes_into_x():
-    x, o = _pair(mt.float32)
-    want = x.add(o, alpha=0.1)
-    with mt.no_grad():
-        got = _added(x, o, 0.1, owned=True)
-    assert got is x
-    assert got.numpy().tobytes() == want.numpy().tobytes()
-
-
-def test_added_mixed_dtypes_promote_as_add():
-    x, _ = _pair(mt.float32)
-    _, o = _pair(mt.float64)
-    with mt.no_grad():
-        got = _added(x, o, 0.1, owned=True)
-    assert got is not x and got.dtype == mt.float64
-    assert got.numpy().tobytes() == x.add(o, alpha=0.1).numpy().tobytes()
-
-
-def test_added_records_in_grad_mode():
-    x, o = _pair(mt.float64)
-    o.requires_grad_()
-    got = _added(x, o, 0.5, owned=True)
-    assert got is not x
-    assert type(got.grad_fn).__name__ == "AddBackward0"
-    got.sum().backward()
-    np.testing.assert_array_equal(o.grad.numpy(), np.full(300, 0.5))
-
-
-def test_added_takes_add_while_observed():
-    x, o = _pair(mt.float32)
+def _full_path(fn):
     saved = function.fast_path[0]
     function.fast_path[0] = False
     try:
-        with mt.no_grad():
-            got = _added(x, o, 0.1, owned=True)
+        return fn()
     finally:
         function.fast_path[0] = saved
-    assert got is not x  # (the out-of-place add: the profiler sees aten::add as before)
-    assert got.numpy().tobytes() == x.add(o, alpha=0.1).numpy().tobytes()
+
+
+@pytest.mark.parametrize("op", ["add", "sub"])
+@pytest.mark.parametrize("alpha", [0.37, -2, 0, 1.0, 1e30, float("nan")])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(300,), (2100,), (70, 70), ()])
+def test_alpha_fast_path_matches_the_full_path(op, alpha, dtype, shape):
+    x, o = _pair(getattr(mt, dtype), shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the full path's NumPy overflow warning at 1e30)
+        with mt.no_grad():
+            got = getattr(x, op)(o, alpha=alpha)
+            want = _full_path(lambda: getattr(x, op)(o, alpha=alpha))
+    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+    assert got.grad_fn is None and not got.requires_grad
+
+
+def test_alpha_fast_path_broadcasts_and_refuses_as_the_full_path():
+    x, _ = _pair(mt.float32, (4, 300))
+    _, o = _pair(mt.float32, (300,))
+    with mt.no_grad():
+        got = mt.add(x, o, alpha=0.5)
+        want = _full_path(lambda: mt.add(x, o, alpha=0.5))
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+    bad = mt.ones(3, 2)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        mt.sub(x, bad, alpha=0.5)
+    with pytest.raises(TypeError, match="alpha"):
+        mt.add(x, x, alpha="a")
+
+
+def test_alpha_with_mixed_dtypes_or_a_graph_takes_the_full_path():
+    x, _ = _pair(mt.float32)
+    _, o = _pair(mt.float64)
+    with mt.no_grad():
+        got = x.add(o, alpha=0.1)
+    assert got.dtype == mt.float64
+    assert got.numpy().tobytes() == _full_path(lambda: x.add(o, alpha=0.1)).numpy().tobytes()
+    y, p = _pair(mt.float64)
+    p.requires_grad_()
+    got = y.add(p, alpha=0.5)
+    assert type(got.grad_fn).__name__ == "AddBackward0" and got.grad_fn._saved_alpha == 0.5
+    got.sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), np.full(300, 0.5))
 
 
 def test_sgd_weight_decay_keeps_grad():
@@ -221,7 +214,7 @@ def _profiled_sgd_step():
 
 
 def test_sgd_profile_sees_the_old_ops(old_spellings):
-    new = _profiled_sgd_step()  # (while profiled, _added takes the out-of-place add)
+    new = _profiled_sgd_step()  # (while profiled, the fast paths are off)
     old_spellings()
     assert new == _profiled_sgd_step()
 

@@ -262,11 +262,16 @@ def _number_first(op, number, rest, alpha):
 def add(input, other, *args, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add (and its deprecated add(input, alpha, other))."""
     if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Add.forward's sum
-        if alpha is _ONE and not args and _plain_pair(input, other, out):
-            try:
-                return plain_result(input._data + other._data, _CPU)
-            except Exception:  # (free unless raised) the full path raises torch's error
-                pass
+        if not args and _plain_pair(input, other, out):
+            if alpha is _ONE:
+                try:
+                    return plain_result(input._data + other._data, _CPU)
+                except Exception:  # (free unless raised) the full path raises torch's error
+                    pass
+            else:
+                fused = _plain_fused(input, other, alpha, False)
+                if fused is not None:
+                    return plain_result(fused, _CPU)
     elif alpha is _ONE and not args and _plain_number(input, other, out):
         try:
             return plain_result(input._data + other, _CPU)
@@ -334,15 +339,17 @@ def sub(input, other, *args, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub (and its deprecated sub(input, alpha, other))."""
     if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Sub.forward's difference
         if (  # (two bool tensors: torch's error)
-            alpha is _ONE
-            and not args
-            and _plain_pair(input, other, out)
-            and input._data.dtype.kind == "f"
+            not args and _plain_pair(input, other, out) and input._data.dtype.kind == "f"
         ):
-            try:
-                return plain_result(input._data - other._data, _CPU)
-            except Exception:  # (free unless raised) the full path raises torch's error
-                pass
+            if alpha is _ONE:
+                try:
+                    return plain_result(input._data - other._data, _CPU)
+                except Exception:  # (free unless raised) the full path raises torch's error
+                    pass
+            else:
+                fused = _plain_fused(input, other, alpha, True)
+                if fused is not None:
+                    return plain_result(fused, _CPU)
     elif alpha is _ONE and not args and _plain_number(input, other, out):
         try:
             return plain_result(input._data - other, _CPU)
@@ -454,6 +461,22 @@ def _tensor_scaled(x, alpha, ref):
     else:
         dt = _dtype.scalar_dtype(_dtype.from_numpy(alpha._data.dtype), x)
     return cast(mul(x, alpha), dt)
+
+
+def _plain_fused(input, other, alpha, negate):
+    """add/sub's no-grad fast path with an alpha (NOTE [ The no-grad fast path ]): the array
+    _with_alpha's result holds, _fused_alpha's input +- alpha * other rounded once, computed
+    alone (the full path first makes the plain product and sum it then replaces: (784, 512)
+    float32 0.57 -> 0.24 ms), for float32/float64 tensors of one dtype and a Python number
+    alpha; None where the full path must run (its checks, an alpha out of the dtype's range,
+    shapes that do not broadcast)."""
+    cls = alpha.__class__
+    if (cls is float or cls is int) and input._data.dtype.char in "fd":
+        try:
+            return _fused_alpha(input, other, alpha, negate)
+        except Exception:  # the full path raises torch's error
+            return None
+    return None
 
 
 def _fused_alpha(input, other, alpha, negate):

@@ -750,32 +750,7 @@ def _with_decay(grad: Tensor, p: Tensor, weight_decay) -> Tensor:
     differentiable step's) as p * weight_decay + grad."""
     if isinstance(weight_decay, Tensor):
         return p.mul(weight_decay).add_(grad)
-    return _added(grad, p, weight_decay)
-
-
-def _added(x: Tensor, other: Tensor, alpha, owned: bool = False) -> Tensor:
-    """x.add(other, alpha=alpha): x + alpha * other rounded once, a new tensor. Where nothing is
-    recorded, no observer of every op is active (the profiler, FlopCounterMode, which would see
-    other ops: NOTE [ The no-grad fast path ] in minitorch/autograd/function.py) and both are
-    CPU float32/float64 tensors of one dtype and shape, it is computed as
-    x.clone().add_(other, alpha=alpha) (into x itself where `owned`: a temporary of the step's
-    own). The out-of-place add with an alpha also rounds the product and the plain sum before
-    its fused result replaces them (three passes and two temporaries more); the in-place one
-    writes the same fused sum into the copy (NOTE [ axpy through NumPy's BLAS ] in
-    minitorch/_backend/host_blas.py): the same bits, (784, 512) float32 0.57 -> 0.24 ms."""
-    if (
-        alpha.__class__ is float
-        and not grad_state.enabled
-        and fast_path[0]
-        and x.__class__ is Tensor
-        and x._device is _CPU
-        and other._device is _CPU
-        and not other._dispatches
-    ):
-        a, b = x._data, other._data
-        if a.dtype is b.dtype and a.dtype.char in "fd" and a.shape == b.shape:
-            return (x if owned else x.clone()).add_(other, alpha=alpha)
-    return x.add(other, alpha=alpha)
+    return grad.add(p, alpha=weight_decay)
 
 
 def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:

@@ -6,7 +6,6 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     _HALF,
     Optimizer,
-    _added,
     _closure_loss,
     _keep_grad,
     _params_with_grad,
@@ -121,18 +120,17 @@ def _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov):
     """One SGD step of p in place; returns the momentum buffer (`buf`, updated in place, or a
     new one when it is None; None without momentum)."""
     # See NOTE [ Updates through the in-place fast path ]
-    owned = False  # whether grad is a temporary of this step (written in place by _added)
     if weight_decay != 0:
         if isinstance(weight_decay, Tensor):  # p is changed in place below
             grad = grad.addcmul_(p.clone(), weight_decay)
         else:
-            grad, owned = _added(grad, p, weight_decay), True
+            grad = grad.add(p, alpha=weight_decay)
     if momentum != 0:
         if buf is None:
             buf = grad.detach().clone()
         else:
             buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-        grad = _added(grad, buf, momentum, owned) if nesterov else buf
+        grad = grad.add(buf, alpha=momentum) if nesterov else buf
     if isinstance(lr, Tensor):  # (a differentiable step's lr that requires grad)
         p.addcmul_(grad, lr, value=-1)
     else:

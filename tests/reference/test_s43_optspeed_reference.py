@@ -1,6 +1,7 @@
 """Session 43, optimizer speed: the optimizers whose updates were respelt (weight decay and
-Nesterov through _added, AMSGrad's and Adamax's maximum through _maximum_, RAdam's in-place
-reciprocal), zero_grad and clip_grad_norm_ against torch, bit for bit."""
+Nesterov through add's no-grad fast path with an alpha, AMSGrad's and Adamax's maximum through
+_maximum_, RAdam's in-place reciprocal), zero_grad and clip_grad_norm_ against torch, bit for
+bit."""
 
 from __future__ import annotations
 
