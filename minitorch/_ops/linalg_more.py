@@ -676,14 +676,16 @@ def _multiply(mats):
                 q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
                 if cost[i][j] is None or q < cost[i][j]:
                     cost[i][j], split[i][j] = q, k
+    return _product(mats, split, 0, n - 1)
 
-    def product(i, j):
-        if i == j:
-            return mats[i]
-        k = split[i][j]
-        return mm(product(i, k), product(k + 1, j))
 
-    return product(0, n - 1)
+def _product(mats, split, i, j):
+    """mats[i] @ ... @ mats[j] in the order `split` gives (a module function: a nested one
+    calling itself would be a reference cycle that keeps `mats` alive until the collector)."""
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return mm(_product(mats, split, i, k), _product(mats, split, k + 1, j))
 
 
 def linalg_multi_dot(tensors, *, out=None):

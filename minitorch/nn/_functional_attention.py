@@ -13,7 +13,7 @@ from minitorch._factories import ones, zeros, zeros_like
 from minitorch._ops._common import wrong_type
 from minitorch._ops.linalg import _kept
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node, show_saved
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import scalar_node
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
@@ -295,8 +295,11 @@ def scaled_dot_product_attention(
         mask = attn_mask
         if mask is not None and mask.dtype is _dtype.bool:
             mask = zeros_like(mask, dtype=dt).masked_fill(~mask, float("-inf"))
-        attrs = {"query": query, "key": key, "value": value, "output": out, "attn_mask": mask,
-                 "dropout_p": float(dropout_p), "is_causal": is_causal, "scale": scale}  # fmt: skip
+        # (the output itself is read back through `saved`: holding it would make the cycle
+        # output -> node -> output, which keeps the graph alive until the garbage collector runs)
+        attrs = {"query": query, "key": key, "value": value, "attn_mask": mask,
+                 "dropout_p": float(dropout_p), "is_causal": is_causal, "scale": scale,
+                 "kept_device": out._device}  # fmt: skip
         saved = (query, key, value, out)
         out = as_node(out, _FLASH_NODE, (query, key, value), saved=saved, attrs=attrs)
     return out
@@ -332,7 +335,8 @@ def _saved_logsumexp(node) -> Tensor:
 show_saved(
     _FLASH_NODE,
     {"logsumexp": _saved_logsumexp}
-    | {k: _kept(k) for k in ("attn_mask", "dropout_p", "is_causal", "key", "output", "query")}
+    | {k: _kept(k) for k in ("attn_mask", "dropout_p", "is_causal", "key")}
+    | {"output": saved_value(3), "query": _kept("query")}
     | {k: _kept(k) for k in ("scale", "value")},
 )
 
