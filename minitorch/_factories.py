@@ -692,12 +692,7 @@ def _int_leaves(data, dt) -> np.ndarray:
     info = np.iinfo(dt.np)
     lowest = -int(info.max) if info.min == 0 else int(info.min)
     out = []
-
-    def walk(x):
-        if isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-            return
+    for x in _leaves(data):
         if isinstance(x, np.generic):
             x = x.item()
         if isinstance(x, int):
@@ -709,9 +704,17 @@ def _int_leaves(data, dt) -> np.ndarray:
         if not ok:
             raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
         out.append(int(x))
-
-    walk(data)
     return np.array(out, dtype=np.int64)
+
+
+def _leaves(data):
+    """The leaves of nested lists and tuples, in order (module level: a nested function calling
+    itself holds itself in a reference cycle, function <-> cell)."""
+    if isinstance(data, (list, tuple)):
+        for v in data:
+            yield from _leaves(v)
+    else:
+        yield data
 
 
 def _check_ndarray(a: np.ndarray):

@@ -1227,6 +1227,9 @@ class BackwardCFunction(Node):
     __slots__ = ()
     _forward_cls = None
     apply = _run_custom_backward
+    # torch's node after its apply (the marks are forgotten; save_for_forward's tensors are kept
+    # here as _saved_for_forward for the forward-mode paths that call jvp after apply)
+    dirty_tensors = non_differentiable = saved_for_forward = None
 
 
 def _new_node(node_cls, _new=object.__new__):
@@ -1529,6 +1532,10 @@ def _apply_user(cls, ctx, device, record, args, out):
             for t, d in zip(results, diff, strict=True)
         )
         _pack_saved(ctx, shown, arrays, own)
+    # torch's node forgets the marks once applied (dirty_tensors, non_differentiable: None);
+    # keeping them would keep a dirty output, whose grad_fn is this node, in a reference cycle
+    attrs.pop("_dirty", None)
+    attrs.pop("_non_diff", None)
     return tuple(results) if is_tuple else results[0]
 
 

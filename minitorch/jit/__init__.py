@@ -165,40 +165,43 @@ def _example_arguments(example_inputs, example_kwarg_inputs):
 
 def _check_traced_output(out, strict: bool) -> None:
     """torch's tracer errors for an output it cannot record."""
-    from minitorch._tensor import Tensor
-
     if out is None:
         raise RuntimeError(
             "The traced function didn't return any values! Side-effects are not captured in "
             "traces, so it would be a no-op."
         )
 
-    def check(value) -> None:
-        if builtins.isinstance(value, Tensor):
-            return
-        if builtins.isinstance(value, (list, tuple)):
-            for v in value:
-                check(v)
-            return
-        if builtins.isinstance(value, dict):
-            if strict:
-                raise RuntimeError(
-                    "Encountering a dict at the output of the tracer might cause the trace to "
-                    "be incorrect, this is only valid if the container structure does not "
-                    "change based on the module's inputs. Consider using a constant container "
-                    "instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a "
-                    "`NamedTuple` instead). If you absolutely need this and know the side "
-                    "effects, pass strict=False to trace() to allow this behavior."
-                )
-            for v in value.values():
-                check(v)
-            return
-        raise RuntimeError(
-            "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output "
-            "from traced functions"
-        )
+    _check_traced_value(out, strict)
 
-    check(out)
+
+def _check_traced_value(value, strict: bool) -> None:
+    """_check_traced_output's walk of the output's containers (module level: a nested function
+    calling itself holds itself in a reference cycle, function <-> cell)."""
+    from minitorch._tensor import Tensor
+
+    if builtins.isinstance(value, Tensor):
+        return
+    if builtins.isinstance(value, (list, tuple)):
+        for v in value:
+            _check_traced_value(v, strict)
+        return
+    if builtins.isinstance(value, dict):
+        if strict:
+            raise RuntimeError(
+                "Encountering a dict at the output of the tracer might cause the trace to "
+                "be incorrect, this is only valid if the container structure does not "
+                "change based on the module's inputs. Consider using a constant container "
+                "instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a "
+                "`NamedTuple` instead). If you absolutely need this and know the side "
+                "effects, pass strict=False to trace() to allow this behavior."
+            )
+        for v in value.values():
+            _check_traced_value(v, strict)
+        return
+    raise RuntimeError(
+        "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output "
+        "from traced functions"
+    )
 
 
 def _is_module_instance(obj) -> bool:

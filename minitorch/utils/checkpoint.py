@@ -9,7 +9,7 @@ import warnings
 import weakref
 
 from minitorch import _autocast_state
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import enable_grad, no_grad, state
@@ -580,7 +580,7 @@ class _Frame:
             saved.append(t)
             if self.early_stop and len(saved) == count:
                 raise _StopRecomputation
-            return t
+            return t if t._grad_fn is None else _data_alias(t)
 
         try:
             with (
@@ -624,6 +624,18 @@ class _Frame:
 
 def _identity(t):
     return t
+
+
+def _data_alias(t: Tensor) -> Tensor:
+    """t's array and version counter without its history, for a recomputed node to keep. The
+    recomputed graph keeps no reference to a tensor it made: an output kept by its own node would
+    be a reference cycle (output -> node -> output) holding the recomputed activations until the
+    garbage collector runs. A hooked save hands back only the data and version counter of what
+    unpack returns, the place in the graph coming from the save (NOTE [ Saved tensor hooks ]), so
+    the alias reads back as t would."""
+    alias = _make(t._data, t._device, False, None)
+    alias._vc = t._vc
+    return alias
 
 
 def _metadata(t: Tensor) -> tuple:

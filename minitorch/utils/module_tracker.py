@@ -7,6 +7,19 @@ import weakref
 __all__ = ["ModuleTracker"]
 
 
+def _tensors_in(obj, tensor_cls):
+    """The tensors in obj and the tuples, lists and dicts in it, in order (module level: a
+    nested generator calling itself holds itself in a reference cycle, function <-> cell)."""
+    if isinstance(obj, tensor_cls):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for x in obj:
+            yield from _tensors_in(x, tensor_cls)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            yield from _tensors_in(x, tensor_cls)
+
+
 class ModuleTracker:
     """A context manager that keeps `parents`, the names of the modules whose forward (or
     backward) is running, always with "Global"; a root module is named by its class, its
@@ -58,22 +71,12 @@ class ModuleTracker:
         from minitorch._tensor import Tensor
         from minitorch.autograd.engine import queue_callback
 
-        def tensors(obj):
-            if isinstance(obj, Tensor):
-                yield obj
-            elif isinstance(obj, (tuple, list)):
-                for x in obj:
-                    yield from tensors(x)
-            elif isinstance(obj, dict):
-                for x in obj.values():
-                    yield from tensors(x)
-
         if not self._follow_backward:
             return
-        outs = [t for t in tensors(output) if t.requires_grad]
+        outs = [t for t in _tensors_in(output, Tensor) if t.requires_grad]
         if not outs:
             return
-        ins = [t for t in tensors(args) if t.requires_grad]
+        ins = [t for t in _tensors_in(args, Tensor) if t.requires_grad]
 
         def enter(grad):
             if name not in self.parents:

@@ -1415,7 +1415,10 @@ class Module:
                         "it should be done inplace."
                     )
 
-        load(self, state_dict)
+        try:
+            load(self, state_dict)
+        finally:
+            load = None  # the nested function reaches itself through its cell: a cycle otherwise
         if strict:
             if unexpected_keys:
                 keys = ", ".join(f'"{k}"' for k in unexpected_keys)

@@ -66,7 +66,10 @@ def scatter(inputs, target_gpus, dim: int = 0):
             return [type(obj)(i) for i in zip(*map(scatter_map, obj.items()), strict=False)]
         return [obj for _ in target_gpus]
 
-    return scatter_map(inputs)
+    try:
+        return scatter_map(inputs)
+    finally:
+        scatter_map = None  # the nested function reaches itself through its cell: a cycle otherwise
 
 
 def scatter_kwargs(inputs, kwargs, target_gpus, dim: int = 0):
@@ -119,4 +122,7 @@ def gather(outputs, target_device, dim: int = 0):
             return type(out)._make(map(gather_map, zip(*outputs, strict=False)))
         return type(out)(map(gather_map, zip(*outputs, strict=False)))
 
-    return gather_map(outputs)
+    try:
+        return gather_map(outputs)
+    finally:
+        gather_map = None  # as scatter's: no cycle through the cell
