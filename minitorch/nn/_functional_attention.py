@@ -15,8 +15,10 @@ from minitorch._ops.linalg import _kept
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import scalar_node
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
+from minitorch.nn import _attention_blocks as _blocks
 from minitorch.nn._functional_dropout import dropout
 
 __all__ = ["scaled_dot_product_attention"]
@@ -276,14 +278,25 @@ def scaled_dot_product_attention(
         raise RuntimeError(
             "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0"
         )
-    if dt in _dtype.HALF_FLOATS:
-        # half: computed in float32 and rounded once, as torch's CPU kernel (rounding the
-        # attention weights before their product with value cost up to 180 ulps near 0)
-        mask = attn_mask.float() if getattr(attn_mask, "dtype", None) is dt else attn_mask
-        args = (query.float(), key.float(), value.float(), mask, dropout_p, is_causal, scale)
-        out = _attend(*args, enable_gqa, round_to=dt if flash else None).to(dt)
+    args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    spans = recorded = None
+    sq = query._data.shape
+    if flash and sq[0] * sq[1] * sq[2] * key._data.shape[2] >= _blocks._CHUNK_MIN:
+        # big scores are computed a block at a time: NOTE [ SDPA in chunks ]
+        if not (
+            _grad_state.enabled
+            and (query._requires_grad or key._requires_grad or value._requires_grad)
+        ):
+            spans = _blocks._chunk_spans(query, key, value)
+        elif _blocks._records_blocks(query, key, value):
+            spans = recorded = _blocks._chunk_spans(query, key, value, recorded=True)
+    if recorded is not None:
+        kw = {"mask": attn_mask, "is_causal": is_causal, "scale": scale, "gqa": enable_gqa}
+        out = _blocks._BlockAttention.apply(query, key, value, spans=spans, **kw)
+    elif spans is not None:
+        out = _blocks._attend_in_chunks(spans, *args)
     else:
-        out = _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        out = _attend_whole(*args, flash)
     if flash and not query._data.flags.c_contiguous:
         # torch's flash kernel lays its output out in the query's axis order: heads split from
         # a (B, T, H*D) projection and transposed give a (B, T, H, D)-ordered output, whose
@@ -308,12 +321,22 @@ def scaled_dot_product_attention(
 _FLASH_NODE = "ScaledDotProductFlashAttentionForCpuBackward0"
 
 
+def _attend_whole(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, flash):
+    """The attention of all of query, key and value at once, in their dtype."""
+    dt = query.dtype
+    if dt in _dtype.HALF_FLOATS:
+        # half: computed in float32 and rounded once, as torch's CPU kernel (rounding the
+        # attention weights before their product with value cost up to 180 ulps near 0)
+        mask = attn_mask.float() if getattr(attn_mask, "dtype", None) is dt else attn_mask
+        args = (query.float(), key.float(), value.float(), mask, dropout_p, is_causal, scale)
+        return _attend(*args, enable_gqa, round_to=dt if flash else None).to(dt)
+    return _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
 def _saved_logsumexp(node) -> Tensor:
     """grad_fn._saved_logsumexp of torch's flash node: the (B, H, L) logsumexp of each query's
     scaled (and masked) scores, float32 for half inputs, 0 for a row with every key masked.
     Recomputed when read (minitorch's backward does not use it)."""
-    from minitorch.autograd.grad_mode import no_grad
-
     query, key = _kept("query")(node), _kept("key")(node)
     kept = node.__dict__
     with no_grad():
