@@ -1,6 +1,9 @@
-"""Op-test rows for the fused nn kernels (minitorch/_ops/nn_kernels.py): softmax, log_softmax."""
+"""Op-test rows for the fused nn kernels (minitorch/_ops/nn_kernels.py): softmax, log_softmax,
+linear, the norms, the losses."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -192,6 +195,84 @@ def gn_row(name, shapes, groups, **kw):
     return row(name, make, ref, shapes, **kw)
 
 
+def _reduce(loss, reduction):
+    return {"none": loss, "mean": loss.mean(), "sum": loss.sum()}[reduction]
+
+
+def _regression(name, reduction, ref_terms, **kw):
+    """A row of F.<name>(x, t, reduction=, **kw) (minitorch and torch alike) and its NumPy
+    reference; a target shaped unlike the input broadcasts, with the size warning both libraries
+    give silenced. The losses' kernels (MseLoss, SmoothL1Loss, HuberLoss) sit inside composite
+    nodes; these rows run their data-level and Tensor backwards (test_data_backward.py)."""
+
+    def make(m):
+        fn = getattr(m.nn.functional, name)
+
+        def op(x, t):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return fn(x, t, reduction=reduction, **kw)
+
+        return op
+
+    def ref(x, t):
+        return _reduce(ref_terms(x - t, **kw), reduction)
+
+    return make, ref
+
+
+def _mse_terms(d):
+    return d * d
+
+
+def _smooth_l1_terms(d, beta=1.0):
+    a = np.abs(d)
+    return np.where(a < beta, 0.5 * a * a / beta, a - 0.5 * beta)
+
+
+def _huber_terms(d, delta=1.0):
+    a = np.abs(d)
+    return np.where(a < delta, 0.5 * a * a, delta * (a - 0.5 * delta))
+
+
+def loss_row(name, reduction, shapes, terms, row_name=None, **kw):
+    """A regression loss row: F.<name> with reduction (and beta= / delta= in kw)."""
+    params = {k: kw.pop(k) for k in ("beta", "delta") if k in kw}
+    make, ref = _regression(name, reduction, terms, **params)
+    return row(row_name or name, make, ref, shapes, **kw)
+
+
+_BCE_WEIGHT = [0.5, 2.0, 1.0, 0.25]
+
+
+def _bce_functional(reduction, weighted=False):
+    """F.binary_cross_entropy(x, t, weight, reduction) of probabilities; a class weight of
+    shape (4,) broadcasts over the rows."""
+
+    def make(m):
+        def op(x, t):
+            w = None
+            if weighted:
+                w = m.tensor(_BCE_WEIGHT, dtype=x.dtype, device=x.device)
+            return m.nn.functional.binary_cross_entropy(x, t, w, reduction=reduction)
+
+        return op
+
+    def ref(x, t):
+        loss = _bce(x, t) * (np.array(_BCE_WEIGHT) if weighted else 1.0)
+        return _reduce(loss, reduction)
+
+    return make, ref
+
+
+def bce_row(name, reduction, shapes, weighted=False, **kw):
+    make, ref = _bce_functional(reduction, weighted)
+    return row(name, make, ref, shapes, domain=(0.05, 0.95), **kw)
+
+
+HALVES = {"dtypes": ("float16", "bfloat16"), "atol": 1e-2, "rtol": 1e-2}
+
+
 WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
 NOGRAD = {"grad": (), "gradgrad": False}
 
@@ -322,6 +403,43 @@ SPECS = [
     row("binary_cross_entropy__saturated", _bce_op, _bce, [(4,), (4,)],
         domain=[lambda rng, shape, dt: np.array([0.0, 1.0, 1e-50, 0.5]),
                 lambda rng, shape, dt: np.array([1.0, 0.0, 0.5, 0.5])], **NOGRAD),
+    # F.binary_cross_entropy: the input's gradient on arrays (BinaryCrossEntropy._backward_data)
+    bce_row("binary_cross_entropy__mean", "mean", [(3, 4), (3, 4)], grad=(0,)),
+    bce_row("binary_cross_entropy__sum_weighted", "sum", [(5, 4), (5, 4)], weighted=True,
+            grad=(0,)),
+    bce_row("binary_cross_entropy__none_weighted", "none", [(2, 3, 4), (2, 3, 4)],
+            weighted=True, grad=(0,)),
+    bce_row("binary_cross_entropy__target_grad", "mean", [(3, 4), (3, 4)]),
+    bce_row("binary_cross_entropy__half", "mean", [(3, 4), (3, 4)], **HALVES, **NOGRAD),
+    # the regression losses (NOTE [ Regression losses' data-level backward ]): each reduction,
+    # beta / delta below, at and above 1, broadcast targets, both inputs differentiated
+    loss_row("mse_loss", "mean", [(3, 4), (3, 4)], _mse_terms),
+    loss_row("mse_loss", "sum", [(2, 3, 4), (2, 3, 4)], _mse_terms, "mse_loss__sum"),
+    loss_row("mse_loss", "none", [(3, 5), (3, 5)], _mse_terms, "mse_loss__none"),
+    loss_row("mse_loss", "mean", [(3, 5), (5,)], _mse_terms, "mse_loss__broadcast_target"),
+    loss_row("mse_loss", "sum", [(4, 1), (4, 3)], _mse_terms, "mse_loss__broadcast_input"),
+    loss_row("mse_loss", "mean", [(3, 5), (3, 5)], _mse_terms, "mse_loss__half", **HALVES,
+             **NOGRAD),
+    loss_row("mse_loss", "sum", [(3, 5), (3, 5)], _mse_terms, "mse_loss__half_sum", **HALVES,
+             **NOGRAD),
+    loss_row("smooth_l1_loss", "mean", [(3, 4), (3, 4)], _smooth_l1_terms),
+    loss_row("smooth_l1_loss", "sum", [(4, 5), (4, 5)], _smooth_l1_terms,
+             "smooth_l1_loss__beta_sum", beta=0.5),
+    loss_row("smooth_l1_loss", "none", [(3, 5), (3, 5)], _smooth_l1_terms,
+             "smooth_l1_loss__beta_none", beta=2.0),
+    loss_row("smooth_l1_loss", "mean", [(3, 4), (4,)], _smooth_l1_terms,
+             "smooth_l1_loss__broadcast_target", beta=0.7),
+    loss_row("smooth_l1_loss", "mean", [(3, 5), (3, 5)], _smooth_l1_terms,
+             "smooth_l1_loss__half", **HALVES, **NOGRAD),
+    loss_row("huber_loss", "mean", [(3, 4), (3, 4)], _huber_terms),
+    loss_row("huber_loss", "sum", [(4, 5), (4, 5)], _huber_terms, "huber_loss__delta_sum",
+             delta=0.7),
+    loss_row("huber_loss", "none", [(3, 5), (3, 5)], _huber_terms, "huber_loss__delta_none",
+             delta=1.5),
+    loss_row("huber_loss", "sum", [(3, 4), (3, 1)], _huber_terms,
+             "huber_loss__broadcast_target", delta=0.5),
+    loss_row("huber_loss", "mean", [(3, 5), (3, 5)], _huber_terms, "huber_loss__half",
+             **HALVES, **NOGRAD),
     row("fake_quantize_per_tensor_affine", _fq_tensor_op, _fq_ref, [(3, 4)], domain=_fq_domain),
     row("fake_quantize_per_tensor_affine__tensor_qparams", _fq_tensor_qparams_op, _fq_ref, [(5,)],
         domain=_fq_domain),
