@@ -18,6 +18,7 @@ from minitorch._ops._common import (
 from minitorch._ops.indexing import saved_watched
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
+from minitorch._ops.scatter_gather import FLAT_PLAN_MAX, flat_along_plan
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, name_node, saved_uint64, watch_index
@@ -78,11 +79,21 @@ def running_extreme_index(xp, x, dim, kind, host):
     the running value only moves to a later equal or more extreme element."""
     if not host:
         return running_extreme(xp, x, dim, kind)[1]
+    ufunc = xp.maximum if kind == "max" else xp.minimum
+    n = x.shape[dim]
+    if x.size <= _ACCUMULATE_MAX:
+        # few elements: NumPy's accumulate along dim itself, no moved axes, float positions or
+        # doubling passes ((32, 32) float32 along dim 1: 25 -> 11 us); the same running values
+        # (maximum and minimum are exact), so the same hits and indices
+        hit = x == ufunc.accumulate(x, axis=dim)
+        if is_floating(x.dtype):
+            hit |= xp.isnan(x)  # the running value is nan from the first nan on
+        pos = xp.arange(n).reshape(tuple(-1 if k == dim else 1 for k in range(x.ndim)))
+        idx = xp.maximum.accumulate(hit * pos, axis=dim)
+        return idx if idx.flags.c_contiguous else xp.ascontiguousarray(idx)
     # NumPy's accumulate is sequential (~4 ns an element along any axis); float32/float64 data
     # and the positions (as floats, exact below 2**24) take the doubling scan of _host_scan
     # instead: (316, 316) float32 along dim 1, 780 -> 330 us; along dim 0, 790 -> 230 us
-    ufunc = xp.maximum if kind == "max" else xp.minimum
-    n = x.shape[dim]
     x = xp.moveaxis(x, dim, 0)
     if x.dtype.kind == "f" and x.dtype.itemsize >= 4:
         run = _host_scan(xp, ufunc, xp.array(x, copy=True, order="C"))
@@ -94,6 +105,10 @@ def running_extreme_index(xp, x, dim, kind, host):
     pos = xp.arange(n, dtype="float32" if n < 1 << 24 else "float64")
     idx = _host_scan(xp, xp.maximum, hit * pos.reshape((-1,) + (1,) * (x.ndim - 1)))
     return xp.moveaxis(idx, 0, dim).astype(_dtype.int64.np, order="C")
+
+
+# Up to this many elements running_extreme_index takes NumPy's accumulate as it is
+_ACCUMULATE_MAX = 2048
 
 
 def _host_scan(xp, ufunc, r):
@@ -410,6 +425,16 @@ class Cummax(TakeAlong):
         "indices": saved_watched(1),
         "self": saved_watched(0),
     }
+
+    @staticmethod
+    def forward(ctx, a, *, idx, dim, out_shape):
+        x = a._data
+        if a._device is not _CPU or not 0 < idx.size < FLAT_PLAN_MAX:
+            return TakeAlong.forward(ctx, a, idx=idx, dim=dim, out_shape=out_shape)
+        # a small host gather through one flat index (idx: x's shape, within bounds), 3x
+        # quicker than take_along_axis's key of aranges: the same elements
+        ctx.idx, ctx.dim, ctx.shape = idx, dim, x.shape
+        return x.reshape(-1)[flat_along_plan(idx, dim, x.shape).adv[0]].reshape(out_shape)
 
 
 class Cummin(Cummax):

@@ -485,6 +485,10 @@ def lerp(input=REQUIRED, end=REQUIRED, weight=REQUIRED, *extra, out=None):
 
 def _three(input, t1, t2, op: str):
     """The three tensors cast to their common dtype, with that dtype."""
+    if input.__class__ is Tensor and t1.__class__ is Tensor and t2.__class__ is Tensor:
+        d = input._data.dtype
+        if t1._data.dtype is d and t2._data.dtype is d:  # one dtype: no promotion, no cast
+            return input, t1, t2, input.dtype
     for pos, (name, t) in enumerate((("input", input), ("tensor1", t1), ("tensor2", t2)), 1):
         _check_tensor(t, op, name, pos)
     dt = _dtype.result_type(*[(t.dtype, t.ndim) for t in (input, t1, t2)])

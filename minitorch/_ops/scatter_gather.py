@@ -6,6 +6,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     check_bool,
     check_int,
@@ -20,6 +21,7 @@ from minitorch._ops.indexing import (
     Index,
     IndexPut,
     _put,
+    in_bounds,
     index_with_plan,
     saved_arg,
     saved_watched,
@@ -30,6 +32,8 @@ from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _DelayedError, check_watched
 from minitorch.autograd.grad_mode import state
+
+_CPU_XP = _CPU.backend.xp  # the host's kernels (flat plans are built on the host)
 
 __all__ = [
     "gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
@@ -132,7 +136,7 @@ def _check_bounds(x: Tensor, idx, dim: int):
     if x._device.type != "cpu" or idx.size == 0:
         return
     n = x._data.shape[dim] if x._data.ndim else 1
-    if 0 <= idx.min() and idx.max() < n:  # (two reductions: 3x faster than the mask below)
+    if in_bounds(idx, 0, n):  # (one reduction: 3x faster than the mask below)
         return
     bad = (idx >= n) | (idx < 0)  # torch's gather and scatter take no negative index
     if bad.any():
@@ -212,7 +216,65 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     _check_bounds(x, idx, dim)
     if idx.ndim == 0:  # a 0-d key: a 0-d result
         return dim, IndexPlan(basic, (idx,), None, "Alias", shape, (), not ndim)
+    if basic is None and x._device is _CPU and idx.size < FLAT_PLAN_MAX:
+        return dim, flat_along_plan(idx, dim, shape)
     return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp, basic)
+
+
+def flat_along_plan(idx, dim: int, shape: tuple) -> IndexPlan:
+    """The along-dim plan of a small host index that _check_bounds has checked, as one index (of
+    index's shape) into x.flatten() (NOTE [ Flat plans ] in indexing.py): NumPy gathers, writes
+    and adds through it in the same order as through the key of aranges and index, so the last
+    duplicate still wins and sums add in the same order, 2-5x faster (NumPy's kernels on (32, 32)
+    float32: gather 3.1 -> 0.9 us, scatter 5.3 -> 1.2, scatter_add 9.6 -> 1.9; the ops: gather
+    10.0 -> 8.2 us, scatter_add 17.6 -> 10.9, scatter_reduce amax 20.8 -> 11.3)."""
+    key = (dim, shape, idx.shape)
+    got = _FLAT_OFFSETS.get(key)
+    if got is None:
+        got = _flat_offsets(dim, shape, idx.shape)
+        if got[0] is not None and got[0].size <= _FLAT_CACHED:
+            if len(_FLAT_OFFSETS) >= 64:
+                _FLAT_OFFSETS.clear()
+            _FLAT_OFFSETS[key] = got
+    offsets, stride = got
+    flat = idx if stride == 1 else _CPU_XP.multiply(idx, stride, dtype="int64")
+    if offsets is not None:
+        flat = flat + offsets
+    # one 1-d index: the kernels' fastest (ufunc.at's too); _take and _put reshape to index's
+    # shape (NOTE [ Flat plans ] in indexing.py)
+    flat = flat.reshape(-1)
+    return IndexPlan(None, (flat,), None, "Alias", (math.prod(shape),), idx.shape, True)
+
+
+# (dim, x's shape, index's shape) -> _flat_offsets, for offsets of up to _FLAT_CACHED elements:
+# a few shapes recur in a program, and their aranges cost more than the rest of the plan
+_FLAT_OFFSETS: dict = {}
+_FLAT_CACHED = 1 << 14
+# Indices of this many elements or more keep the key of aranges and index: the kernels flatten
+# it themselves (scatter's _flat_put_plan, the backend's take_at and ufunc_at: NOTE [ Flat
+# scatter keys ] in minitorch/_backend/numpy_backend.py)
+FLAT_PLAN_MAX = 1 << 11
+
+
+def _flat_offsets(dim: int, shape: tuple, ishape: tuple):
+    """(offsets, stride): the flat offsets of the positions along every dim but dim (an array
+    broadcasting to index's shape, None for a 1-d x) and dim's stride in x, so that the flat
+    index is index * stride + offsets."""
+    n = len(shape)
+    offsets = None
+    stride = 1
+    dim_stride = 1
+    for d in range(n - 1, -1, -1):
+        if d == dim:
+            dim_stride = stride
+        else:
+            m = ishape[d]
+            term = (_CPU_XP.arange(m) * stride).reshape((m,) + (1,) * (n - 1 - d))
+            offsets = term if offsets is None else offsets + term
+        stride *= shape[d]
+    if offsets is not None:
+        offsets.flags.writeable = False  # (shared by the plans of every call)
+    return offsets, dim_stride
 
 
 def gather(
@@ -542,6 +604,10 @@ class ScatterReduce(Function):
             _put(dev, out, plan, vals, accumulate=True, in_float32=in_f32)
         else:
             target = out if plan.basic is None else out[plan.basic]
+            if target.shape != plan.v_shape:  # a view of the fresh out (NOTE [ Flat plans ])
+                target = target.reshape(plan.v_shape)
+                if plan.adv[0].ndim == 1 != vals.ndim:  # gather's and scatter's small flat plans
+                    vals = vals.reshape(-1)  # (src's region: index's shape)
             dev.backend.ufunc_at(reduce_ufunc(xp, reduce), target, plan.adv, vals)  # (flat key)
         if reduce == "mean":
             counts = _counts(dev, out.shape, plan, include_self, out.dtype, in_f32 or out.ndim > 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     broadcast_pair,
     check_bool,
@@ -23,6 +24,8 @@ from minitorch._ops.indexing import (
     Index,
     IndexPut,
     _put,
+    flat_mask_plan,
+    in_bounds,
     saved_arg,
     saved_sizes,
     saved_watched,
@@ -198,8 +201,9 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str, scaled: bool = False) -> IndexP
     if x._device.type == "cpu" and idx.size:
         n = shape[dim] if shape else 1
         # torch wraps a negative index in index_fill only
-        bad = (idx >= n) | (idx < (-n if op == "index_fill" else 0))
-        if bad.any():
+        low = -n if op == "index_fill" else 0
+        if not in_bounds(idx, low, n):
+            bad = (idx >= n) | (idx < low)
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
             if op == "index_select" and (dim == 1 or (x._data.size == 0 and len(shape) > 1)):
                 # torch's kernel for dim 1, and its bounds check of an empty input, say so
@@ -731,6 +735,13 @@ def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
     return input, mask
 
 
+def _mask_plan(x: Tensor, m: Tensor) -> IndexPlan:
+    """The plan of x[m] for a mask of x's shape: flat on the CPU (as x[mask]'s)."""
+    if x._device is not _CPU or not x._data.ndim or not x._data.size:
+        return parse_key(x, m)
+    return flat_mask_plan(x._data.size, m._data)
+
+
 def masked_select(input: Tensor = REQUIRED, mask: Tensor = REQUIRED, *extra, out=None) -> Tensor:
     """The elements where mask (broadcast) is True, as a 1-D tensor. Mirrors
     torch.masked_select."""
@@ -744,7 +755,7 @@ def masked_select(input: Tensor = REQUIRED, mask: Tensor = REQUIRED, *extra, out
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
-    result = watch_indices(MaskedSelect.apply(x, plan=parse_key(x, m)), mask)
+    result = watch_indices(MaskedSelect.apply(x, plan=_mask_plan(x, m)), mask)
     if out is None:
         return result
     _out_apart(out, result, input, mask)
@@ -831,7 +842,7 @@ def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
         if op == "take":
             raise IndexError("take(): tried to take from an empty tensor")
         raise IndexError("put_(): Tried to put elements into an empty tensor")
-    if input._device.type == "cpu" and idx.size:
+    if input._device.type == "cpu" and idx.size and not in_bounds(idx, -n, n):
         bad = (idx >= n) | (idx < -n)
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])

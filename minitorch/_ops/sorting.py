@@ -10,6 +10,7 @@ import operator
 
 from minitorch import _dtype, _memory_format, return_types
 from minitorch._arg_errors import REQUIRED, missing_required, too_many_positional
+from minitorch._backend import cpu as _CPU
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._ops._common import (
     check_bool,
@@ -41,7 +42,7 @@ from minitorch._ops.reduction_more import (
     resize_index_outs,
     stable_argsort,
 )
-from minitorch._ops.scatter_gather import along_dim_plan
+from minitorch._ops.scatter_gather import FLAT_PLAN_MAX, along_dim_plan, flat_along_plan
 from minitorch._ops.shape import sym_int
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
@@ -190,11 +191,21 @@ def _sorted_parts(input: Tensor, dim, descending: bool, op: str):
     return dim, (in_input_layout(xp, x, idx) if op in ("sort", "argsort") else idx)
 
 
+def _take_host(xp, x, idx, dim: int):
+    """take_along_axis(x, idx, dim) for a host idx within x's dim and of x's shape elsewhere:
+    a small one through one flat index (3x quicker than take_along_axis's key of aranges)."""
+    if xp is _CPU.backend.xp and 0 < idx.size < FLAT_PLAN_MAX:
+        return x.reshape(-1)[flat_along_plan(idx, dim, x.shape).adv[0]].reshape(idx.shape)
+    return xp.take_along_axis(x, idx, dim)
+
+
 def _gather(cls, input: Tensor, dim: int, idx) -> Tensor:
     if input._data.ndim == 0:
         return cls.apply(input, plan=_scalar_plan())
-    xp = input._device.backend.xp
-    return cls.apply(input, plan=along_dim_plan(idx, dim, input._data.shape, xp))
+    device = input._device
+    if device is _CPU and 0 < idx.size < FLAT_PLAN_MAX:  # (idx: sort's, within bounds)
+        return cls.apply(input, plan=flat_along_plan(idx, dim, input._data.shape))
+    return cls.apply(input, plan=along_dim_plan(idx, dim, input._data.shape, device.backend.xp))
 
 
 def _watched_pair(values: Tensor, indices: Tensor, dim=None) -> tuple:
@@ -522,7 +533,7 @@ def topk(
     if x.ndim and k and input._device.type == "cpu" and real_kernel(x):
         xp = input._device.backend.xp
         if (
-            _has_ties(xp, x, dim, k, xp.take_along_axis(x, idx, dim))
+            _has_ties(xp, x, dim, k, _take_host(xp, x, idx, dim))
             if order is None
             else _sorted_ties(xp, x, dim, k, order)
         ):
@@ -561,7 +572,7 @@ def _sorted_ties(xp, x, dim: int, k: int, order) -> bool:
     if x.dtype.kind not in "fiu":  # bfloat16 (ml_dtypes)
         x = x.astype("float32")  # exact
     lead = (slice(None),) * dim
-    top = xp.take_along_axis(x, order[lead + (slice(0, k + 1),)], dim)
+    top = _take_host(xp, x, order[lead + (slice(0, k + 1),)], dim)
     a, b = top[lead + (slice(1, None),)], top[lead + (slice(None, -1),)]
     equal = a == b
     if x.dtype.kind == "f":
@@ -659,19 +670,29 @@ def kthvalue(
         indices = _int64(input, idx)
         values = watch_indices(_gather(KthvalueValues, input, dim, idx), indices, **saved)
         return return_types.kthvalue((values, indices))
-    idx = idx.reshape(idx.shape[:dim] + idx.shape[dim + 1 :])
+    if input._device is _CPU and 0 < idx.size < FLAT_PLAN_MAX:  # one flat index (_gather's)
+        flat = flat_along_plan(idx, dim, x.shape).adv[0]
+        idx = idx.reshape(idx.shape[:dim] + idx.shape[dim + 1 :])
+        plan = IndexPlan(None, (flat,), None, "Alias", (x.size,), idx.shape, True)
+    else:
+        idx = idx.reshape(idx.shape[:dim] + idx.shape[dim + 1 :])
+        plan = _reduced_plan(xp, x.shape, dim, idx)
+    values = KthvalueValues.apply(input, plan=plan)
+    indices = _int64(input, idx)
+    return return_types.kthvalue((watch_indices(values, indices, **saved), indices))
+
+
+def _reduced_plan(xp, shape: tuple, dim: int, idx) -> IndexPlan:
+    """The plan of x (of shape) read at idx along dim, idx of the reduced shape (dim dropped)."""
     key = []
     r = len(idx.shape)
-    for d, n in enumerate(x.shape):
+    for d, n in enumerate(shape):
         if d == dim:
             key.append(idx)
         else:
             pos = d if d < dim else d - 1  # the dim's place in the result
             key.append(xp.arange(n).reshape((n,) + (1,) * (r - 1 - pos)))
-    plan = IndexPlan(None, tuple(key), None, "Alias", x.shape, idx.shape, True)
-    values = KthvalueValues.apply(input, plan=plan)
-    indices = _int64(input, idx)
-    return return_types.kthvalue((watch_indices(values, indices, **saved), indices))
+    return IndexPlan(None, tuple(key), None, "Alias", shape, idx.shape, True)
 
 
 # Rows longer in all than this take the first equal value in input order rather than torch's
@@ -686,7 +707,7 @@ def _kth_ties_as_torch(xp, x, dim: int, k: int, idx):
     _KTH_REPLAY_LIMIT elements. A host kernel (NumPy only); rows without ties pay one pass."""
     if x.dtype.kind == "V":  # bfloat16
         x = x.astype("float32")  # exact
-    v = xp.take_along_axis(x, idx, dim)
+    v = _take_host(xp, x, idx, dim)
     count = (x == v).sum(dim, keepdims=True)
     if x.dtype.kind == "f":
         nan = xp.isnan(v)
