@@ -15,6 +15,7 @@ from numpy import ndarray as _np_ndarray
 from minitorch._arg_errors import unexpected_keyword
 from minitorch._backend import default_device
 from minitorch._dtype import _REGISTERED_TYPES, _SCALAR_NAMES
+from minitorch._dtype import from_numpy as _dtype_of
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import INFERENCE_SAVE_MESSAGE, InferenceVersion, no_grad, state
 
@@ -1358,32 +1359,44 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
     """A built-in op returning a tuple (a multi-output op: max with its indices, ...): each array
     a Tensor, recorded with this node where it is of a float dtype. A custom Function's outputs
     go through _apply_user."""
-    arrays = tuple(o._data if isinstance(o, Tensor) else o for o in out)
-    results = []
-    for o in out:
-        if isinstance(o, Tensor):
-            fresh = o._requires_grad or o._grad_fn is not None
-            t = _make(o._data, device, False, None, 0) if fresh else o
-        elif o is not None and _is_array(device, o):
-            t = _make(o, device, False, None, 0)
-        else:
-            t = o  # non-tensor outputs pass through
-        results.append(t)
+    array_cls = device.backend.array_cls
+    plain = all([o.__class__ is array_cls for o in out])  # the common case (split's views)
+    if plain:
+        arrays = out
+        results = [_make(o, device, False, None, 0) for o in out]
+    else:
+        arrays = tuple(o._data if isinstance(o, Tensor) else o for o in out)
+        results = []
+        for o in out:
+            if isinstance(o, Tensor):
+                fresh = o._requires_grad or o._grad_fn is not None
+                t = _make(o._data, device, False, None, 0) if fresh else o
+            elif o is not None and _is_array(device, o):
+                t = _make(o, device, False, None, 0)
+            else:
+                t = o  # non-tensor outputs pass through
+            results.append(t)
     if record:
         # NOTE [ Outputs that are not differentiable ]
         # An output of an integer dtype (max's indices, lu_factor's pivots) gets no history,
         # and the node's outputs end with its last differentiable one: max(dim)'s node has one
         # output, as torch's, so its hooks see one gradient and its backward receives one
         # (such an op's backward gives the trailing gradients' parameters a default).
-        diff = [
-            i for i, t in enumerate(results) if isinstance(t, Tensor) and t.dtype.is_floating_point
-        ]
+        if plain:
+            diff = [i for i, o in enumerate(out) if _dtype_of(o.dtype).is_floating_point]
+        else:
+            diff = [
+                i
+                for i, t in enumerate(results)
+                if isinstance(t, Tensor) and t.dtype.is_floating_point
+            ]
         n_out = diff[-1] + 1 if diff else 1
         ctx._n_out = n_out
         ctx._out_device = device
         if n_out > 1:  # for zero-filling the gradients of unused outputs
             ctx._out_shapes = tuple(
-                (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays[:n_out]
+                (o.shape, o.dtype) if plain or _is_array(device, o) else None
+                for o in arrays[:n_out]
             )
             ctx._takes_arrays = False  # its gradients are gathered in a list (engine._put)
         if not connected:
