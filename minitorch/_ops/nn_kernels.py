@@ -42,13 +42,17 @@ from minitorch._ops.special import logit
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import (
+    _FREED,
     Function,
+    Node,
+    _raise_modified,
     check_watched,
     fast_path,
     name_node,
     plain_result,
     refuse_inference_save,
     saved_dim,
+    saved_uint64,
     watch_index,
 )
 from minitorch.autograd.grad_mode import state as _grad_mode
@@ -840,16 +844,28 @@ class NllLoss(Function):
     cross_entropy forward + backward on (256, 10) logits measured 0.68 ms fused against 0.99 ms
     composed (best of 7 runs, 2-core machine). Forward is one kernel, backward one scatter.
     logp is (N, C, d1, ...), target (N, d1, ...).
-    Only logp is differentiable (torch does not differentiate the class weights either).
+    Only logp is differentiable (torch does not differentiate the class weights either). An
+    unbatched logp (C,) with its target (0-d or (1,)) is taken as a batch of one, its 'none'
+    loss 0-d, as torch's node takes it (no unsqueeze in the graph).
     """
 
     _edges = (0,)  # torch's node lists logp alone
     backward_node = None  # NllLossBackward, set below
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's; NOTE [ nll_loss's saved values ])
+        "self": lambda node: _nll_watched(node, 0),
+        "target": lambda node: _nll_watched(node, 1),
+        "weight": lambda node: _nll_watched(node, 2),
+        "total_weight": lambda node: _nll_total_weight(node),
+        "ignore_index": lambda node: saved_uint64(node.ignore_index),
+        "reduction": lambda node: _REDUCTION_ENUM[node.reduction],
+    }
 
     @staticmethod
     def forward(ctx, logp, target, weight, *, ignore_index, reduction):
         xp = ctx.xp
         x, t = logp._data, target._data
+        if x.ndim == 1:  # one sample of C classes (views: the arrays are only read)
+            x, t = x[None], t.reshape(1)
         mask = t != ignore_index
         safe = xp.where(mask, t, 0)
         if x.ndim == 2:  # (N, C): a direct gather (take_along_axis is NumPy Python, ~3 us)
@@ -860,7 +876,9 @@ class NllLoss(Function):
         # an ignored row weighs 0 even where its log-probability is -inf (a masked padding row)
         pw = xp.where(mask, picked, 0) * w
         ctx.reduction = reduction
+        ctx.ignore_index = ignore_index
         ctx.shape = x.shape
+        ctx.unbatched = x is not logp._data
         if reduction == "none":
             # a counted row is -(logp w), as torch's kernel writes it: -0. for a log-probability
             # of 0 (an only valid action); an ignored row +0
@@ -871,6 +889,8 @@ class NllLoss(Function):
             # (See NOTE [ Half-precision nll_loss sums ])
             wt = None if weight is None else weight._data[safe]
             out, total = _half_cascade_nll(xp, picked, wt, mask, reduction == "mean")
+            if reduction == "sum":  # (grad_fn._saved_total_weight only)
+                ctx.total_weight = total
             total = xp.asarray(total, dtype=x.dtype) if reduction == "mean" else None
         else:
             acc = _accumulate_dtype(x)  # half on a GPU: summed in float32, as torch's CUDA
@@ -892,7 +912,8 @@ class NllLoss(Function):
         # logp: the double backward's edge (its gradient is 0), as torch's node has
         ctx.save_for_backward(safe, w, total, logp)
         ctx.counted = mask  # the rows not ignored (an array: constant)
-        return xp.asarray(out, dtype=x.dtype)
+        out = xp.asarray(out, dtype=x.dtype)
+        return out.reshape(()) if out.ndim and logp._data.ndim == 1 else out
 
     # The target entry's gradient is -(w grad) as torch writes it (-0. for a +0. upstream
     # gradient, a masked-out loss row), and +0. in the rows ignore_index leaves unwritten.
@@ -917,7 +938,59 @@ class NllLoss(Function):
             return NotImplemented  # K-dimensional: the Tensor formula's scatter
         out = xp.zeros(ctx.shape, dtype=coef.dtype)
         out[xp.arange(out.shape[0]), safe] = coef  # each row written once
+        if ctx.unbatched:
+            out = out[0]
         return out, None, None
+
+
+# NOTE [ nll_loss's saved values ]
+# torch's NllLossBackward0 (and NllLoss2DBackward0) shows the input, the target and the class
+# weight it saved (None where none was given), the total weight (0 for 'none', the counted
+# targets' weights summed otherwise), ignore_index (unsigned, as torch's binding reads an int64)
+# and the reduction (0, 1, 2 for 'none', 'mean', 'sum'). The node keeps the three tensors as
+# its watched index tensors (_watch_nll: the ones torch saved), the total weight only for a
+# 'mean' (a 'sum', or an unbatched (C,) input's loss, reads it from the saved weights when
+# asked). The tensors read as torch's saved tensors do: torch's error once a backward freed
+# them, or once one changed in place.
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _nll_watched(node, i: int):
+    """The i-th tensor _watch_nll recorded on an nll node (NOTE [ nll_loss's saved values ])."""
+    watched = node._watched
+    if i == 2 and len(watched) < 3:  # no class weight: torch's undefined tensor reads None
+        return None
+    if node._saved is _FREED:
+        return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+    kind, obj, vc, version, nr = watched[i]
+    if vc[0] != version:
+        _raise_modified(node, kind, obj, vc[0], version, nr)
+    return obj
+
+
+def _nll_total_weight(node):
+    """torch's saved total weight of an nll node, a 0-d tensor in the input's dtype (NOTE
+    [ nll_loss's saved values ]); an unbatched (C,) input's torch sums for 'none' too."""
+    if node._saved is _FREED:
+        return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+    saved = node._saved
+    if saved.__class__ is tuple and all(e is None or e[0] == "in" for e in saved):
+        # (no version check: torch's total weight is a tensor of its own, unchanged by an
+        # in-place change of the input)
+        w, total, logp = (None if e is None else e[1]._data for e in saved[1:])
+    else:  # saved-tensor hooks: their unpack
+        _, w, total, logp = node._stored_arrays()
+    xp = node.xp
+    dt = logp.dtype
+    if node.reduction == "none" and logp.ndim != 1:
+        total = xp.zeros((), dtype=dt)
+    elif total is None:  # 'sum' (or unbatched): the weights summed as a 'mean' sums them
+        total = node.__dict__.get("total_weight")
+        if total is None:
+            total = w.sum(dtype=_accumulate_dtype(logp))
+        total = xp.asarray(total, dtype=dt)
+    return _make(total, node._watched[0][1]._device, False, None)
 
 
 # NOTE [ Half-precision nll_loss sums ]
@@ -1010,10 +1083,10 @@ class NllLossBackward(Function):
             g = grad._data if total is None else grad._data / total._data
             coef = xp.where(counted, -(w._data * g), xp.zeros((), w._data.dtype))
         shape, idx = logp._data.shape, safe._data
-        if len(shape) == 2:
-            out = xp.zeros(shape, dtype=coef.dtype)
-            out[xp.arange(shape[0]), idx] = coef  # each row written once
-            return out
+        if len(shape) <= 2:
+            out = xp.zeros(shape if len(shape) == 2 else (1,) + shape, dtype=coef.dtype)
+            out[xp.arange(out.shape[0]), idx] = coef  # each row written once
+            return out if len(shape) == 2 else out[0]  # (an unbatched logp: its one row)
         # K-dimensional: each class slot compared with the target (no put_along_axis on CuPy)
         classes = xp.arange(shape[1]).reshape((1, -1) + (1,) * (len(shape) - 2))
         return xp.where(classes == idx[:, None], coef[:, None], xp.zeros((), coef.dtype))
@@ -1027,8 +1100,11 @@ class NllLossBackward(Function):
         g_grad = g_logp = None
         if need[0]:
             counted = _make(ctx.counted, u._device, False, None)
-            picked = u.gather(1, safe.unsqueeze(1)).squeeze(1)
+            rows = u if u.ndim != 1 else u.unsqueeze(0)  # (an unbatched logp: one row)
+            picked = rows.gather(1, safe.unsqueeze(1)).squeeze(1)
             g_grad = where(counted, -(w * picked), 0.0)
+            if ctx.reduction == "none" and u.ndim == 1:
+                g_grad = g_grad.reshape(())  # (its loss is 0-d)
             if ctx.reduction == "sum":
                 g_grad = g_grad.sum()
             elif ctx.reduction == "mean":

@@ -29,9 +29,10 @@ from minitorch._ops.nn_kernels import (
     nll_loss_kernel,
 )
 from minitorch._ops.nn_kernels import log_softmax as _log_softmax
+from minitorch._ops.pointwise import Sigmoid
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, scalar_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
+from minitorch.autograd.function import _FREED, Function, Node, _raise_modified, scalar_node
 from minitorch.autograd.grad_mode import state as _grad_mode
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _reduction
@@ -59,7 +60,12 @@ def _first_outside_unit(t: Tensor):
     is on a device (NOTE [ Checks that read values ])."""
     if not _on_host(t) or not t.numel():
         return None
-    ok = (t._data >= 0) & (t._data <= 1)
+    d = t._data
+    # the common case in two reductions and no temporary array; a NaN makes min/max NaN, whose
+    # comparisons fail, and the element-wise search below finds it
+    if d.min() >= 0 and d.max() <= 1:
+        return None
+    ok = (d >= 0) & (d <= 1)
     return None if bool(ok.all()) else int((~ok).reshape(-1).argmax())
 
 
@@ -218,6 +224,64 @@ def _weighted(kind: str, input: Tensor, target: Tensor, weight, reduction: str, 
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
+# --- the nodes' saved values ---
+
+# NOTE [ Loss nodes' saved values ]
+# torch's loss nodes show what they saved: grad_fn._saved_self and _saved_target (the tensors
+# its kernel got: the broadcast pair of mse, smooth l1 and huber), _saved_weight and
+# _saved_pos_weight (None where not given), _saved_reduction (0, 1, 2 for 'none', 'mean', 'sum')
+# and the kernel's numbers (_saved_beta, _saved_delta). The composite nodes answer them
+# (show_saved): the tensors from as_node(saved=...) (saved_value), the weights and numbers from
+# what as_node(attrs=...) kept on the node. Each tensor reads as torch's do: the same object,
+# torch's error once a backward freed the graph or once it changed in place; a weight torch did
+# not get reads None even then. The node's edges lead to the tensors as given too (a target of
+# another dtype is converted inside the node). Not given: _raw_saved_<name> (composite nodes
+# keep no SavedTensor entries).
+
+_ENUM = {name: {"reduction": i} for i, name in enumerate(("none", "mean", "sum"))}
+_UNWEIGHTED = {r: {**v, "weight": None, "pos_weight": None} for r, v in _ENUM.items()}
+
+
+def _weights(reduction: str, weight, pos_weight=None) -> dict:
+    """as_node's attrs for a node that shows weights (NOTE [ Loss nodes' saved values ]): the
+    reduction's number, and each weight (a Tensor or None) with its version at the call."""
+    if weight is None and pos_weight is None:
+        return _UNWEIGHTED[reduction]  # (the common case: no dict made)
+    attrs = {"reduction": _ENUM[reduction]["reduction"]}
+    for key, w in (("weight", weight), ("pos_weight", pos_weight)):
+        attrs[key] = None if w is None else (w, w._vc, w._vc[0])
+    return attrs
+
+
+def _saved_weight(key: str):
+    """A show_saved entry: the weight kept as `key` by _weights, read as torch's saved tensors
+    (NOTE [ Loss nodes' saved values ])."""
+
+    def read(node):
+        kept = node.__dict__[key]
+        if kept is None:  # (torch's undefined saved tensor reads None, after a backward too)
+            return None
+        if node._saved is _FREED:
+            return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+        w, vc, version = kept
+        if vc[0] != version:
+            _raise_modified(node, "in", w, vc[0], version, 0)
+        return w
+
+    return read
+
+
+_PAIR = {"self": saved_value(0), "target": saved_value(1), "reduction": "reduction"}
+show_saved("MseLossBackward0", _PAIR)
+show_saved("SmoothL1LossBackward0", {**_PAIR, "beta": "beta"})
+show_saved("HuberLossBackward0", {**_PAIR, "delta": "delta"})
+show_saved("BinaryCrossEntropyBackward0", {**_PAIR, "weight": _saved_weight("weight")})
+show_saved(
+    "BinaryCrossEntropyWithLogitsBackward0",
+    {**_PAIR, "weight": _saved_weight("weight"), "pos_weight": _saved_weight("pos_weight")},
+)
+
+
 # --- regression ---
 
 
@@ -271,6 +335,7 @@ def mse_loss(
     if weight is not None:
         return _weighted("mse", input, target, weight, reduction)
     input, target = _expanded(input, target)
+    shown = (input, target)  # what torch's kernel gets, and its node saves
     reduction = resolve_reduction(None, None, reduction)
     if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "mse")
@@ -282,7 +347,7 @@ def mse_loss(
     else:
         loss = MseLoss.apply(input, target, mean=reduction == "mean")
         out = reduce_loss(loss, reduction)
-    return as_node(out, "MseLossBackward0", (input, target), saved=(input, target))
+    return as_node(out, "MseLossBackward0", shown, saved=shown, attrs=_ENUM[reduction])
 
 
 def l1_loss(
@@ -325,6 +390,7 @@ def smooth_l1_loss(
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     input, target = _expanded(input, target)
+    shown = (input, target)  # what torch's kernel gets, and its node saves
     reduction = resolve_reduction(None, None, reduction)
     if beta.__class__ is not float:
         beta = check_float("smooth_l1_loss", beta, "beta", 4)
@@ -336,7 +402,8 @@ def smooth_l1_loss(
         input, target = _float_pair(input, target, "smooth_l1")
     # See NOTE [ Regression losses' target gradient ]
     out = reduce_loss(SmoothL1Loss.apply(input, target, beta=beta), reduction)
-    return as_node(out, "SmoothL1LossBackward0", (input, target), saved=(input, target))
+    attrs = {"reduction": _ENUM[reduction]["reduction"], "beta": float(beta)}
+    return as_node(out, "SmoothL1LossBackward0", shown, saved=shown, attrs=attrs)
 
 
 def huber_loss(
@@ -356,6 +423,7 @@ def huber_loss(
     if weight is not None:
         return _weighted("huber", input, target, weight, reduction, delta)
     input, target = _expanded(input, target)
+    shown = (input, target)  # what torch's kernel gets, and its node saves
     reduction = resolve_reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -365,7 +433,8 @@ def huber_loss(
     # See NOTE [ Regression losses' target gradient ]
     loss = HuberLoss.apply(input, target, delta=delta)
     out = reduce_loss(loss, reduction)
-    return as_node(out, "HuberLossBackward0", (input, target), saved=(input, target))
+    attrs = {"reduction": _ENUM[reduction]["reduction"], "delta": float(delta)}
+    return as_node(out, "HuberLossBackward0", shown, saved=shown, attrs=attrs)
 
 
 # --- negative log likelihood and cross entropy ---
@@ -490,24 +559,22 @@ def _int_arg(v, op: str) -> int:
 
 
 def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
-    """(the reduced loss, logp as (N, C, d1, ...), target as int64 (N, d1, ...)), logp being
-    (C,) or (N, C, d1, ...); checked like torch's nll_loss."""
+    """(the reduced loss, logp, target as int64), logp being (C,) (one sample, its target 0-d
+    or (1,)) or (N, C, d1, ...) (targets (N, d1, ...)); checked like torch's nll_loss."""
     _check_nll(logp, target, weight)
     if weight is not None and weight.ndim != 1:  # (C, 1), (1, C), ... for a spatial input
         weight = weight.reshape(-1)
-    one = logp._data.ndim == 1  # one sample of C classes
-    watch = (logp, target) if one else None  # the tensors torch saves (and checks at backward)
-    if one:
-        logp, target = logp.unsqueeze(0), target.reshape(1)
+    one = logp._data.ndim == 1  # one sample of C classes (NllLoss takes it as it is)
+    # the tensors torch saves (and checks at backward), a uint8 target as given
+    watch = (logp, target) if one or target.dtype is _dtype.uint8 else None
+    n_classes = logp._data.shape[0 if one else 1]
     if target.dtype is not _dtype.int64:
         byte = target.dtype is _dtype.uint8 and reduction == "none" and not one
         target = target.to(_dtype.int64)
         if byte:
-            _check_targets(target, ignore_index, logp._data.shape[1], byte=True)
-    _check_targets(target, ignore_index, logp._data.shape[1])
+            _check_targets(target, ignore_index, n_classes, byte=True)
+    _check_targets(target, ignore_index, n_classes)
     out = nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch)
-    if one and reduction == "none":
-        out = out.reshape(())
     return out, logp, target
 
 
@@ -596,6 +663,8 @@ def cross_entropy(
         # an unbatched input with a (1,) target: nll_loss takes it, torch's smoothing term (0-d)
         # then refuses the target's mask in its in-place masked_fill_
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{t_shape[0]}]")
+    if logp.ndim == 1:  # one sample: the smoothing term of a batch of one
+        logp, index = logp.unsqueeze(0), index.reshape(1)
     # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored;
     # 'mean' divides by the total weight of the counted targets, as nll_loss does
     mask = index != ignore_index
@@ -735,11 +804,13 @@ def binary_cross_entropy(
     except (RuntimeError, NotImplementedError):
         refuse_hidden_grads("binary_cross_entropy", ("weight", weight))
         raise
+    shown = weight  # torch's node saves it broadcast, in its own dtype
     if weight is not None and weight.dtype != input.dtype:
         weight = weight.to(input.dtype)  # torch scales the loss in place: its dtype stays
     if weight is not None and weight.shape != input.shape:
         check_fits(input._data.shape, weight)
         weight = weight.expand(input.shape)  # (torch's error when it does not broadcast)
+        shown = weight if shown.dtype is weight.dtype else shown.expand(input.shape)
     # the weight goes inside: its gradients round as torch's, which scale last
     loss = binary_cross_entropy_kernel(input, target, weight)
     loss = reduce_loss(loss, reduction)
@@ -751,6 +822,7 @@ def binary_cross_entropy(
         hidden,
         "binary_cross_entropy",
         saved=(input, target),
+        attrs=_weights(reduction, shown),
     )
 
 
@@ -836,6 +908,7 @@ def binary_cross_entropy_with_logits(
         hidden,
         "binary_cross_entropy_with_logits",
         saved=(input, target),
+        attrs=_weights(reduction, hidden[0][1], hidden[1][1]),
     )
 
 
@@ -903,6 +976,44 @@ class _BceLogitsLearnedTarget(Function):
                 if g.dtype is not a.dtype:
                     g = g.to(a.dtype)
             out.append(g)
+        return out[0], out[1], None, None
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        # backward's first-order formulas without pos_weight on arrays (NOTE [ Data-level
+        # backward ]): each step in place on sigmoid(x)'s (or -x's) new array, the same ufuncs on
+        # the same operands, so the same bits; the layouts and dtypes NOTE [ Regression losses'
+        # data-level backward ] allows, the rest (pos_weight, mixed or half dtypes) as backward
+        x, t, w, pw = ctx._stored_arrays()
+        dt = x.dtype
+        if (
+            pw is not None
+            or dt.char not in "fd"
+            or t.dtype != dt
+            or grad.dtype != dt
+            or not x.ndim
+            or not (x.flags.c_contiguous and t.flags.c_contiguous)
+            or t.shape != x.shape
+            or (grad.ndim and grad.shape != x.shape)
+            or not (grad.flags.c_contiguous or not any(grad.strides))
+            or (w is not None and w.dtype != dt)
+        ):
+            return NotImplemented
+        xp = ctx.xp
+        needs = ctx.needs_input_grad
+        out = [None, None]
+        if needs[0]:
+            g = Sigmoid.kernel(xp, x)  # (a new array laid out as x)
+            out[0] = xp.subtract(g, t, out=g)
+        if needs[1]:
+            out[1] = xp.negative(x)
+        for g in out:
+            if g is not None:
+                xp.multiply(g, grad, out=g)
+                if w is not None:
+                    xp.multiply(g, w, out=g)
+                if ctx.n:
+                    xp.divide(g, ctx.n, out=g)
         return out[0], out[1], None, None
 
 

@@ -59,15 +59,16 @@ def _bce_op(m):
     return op
 
 
-def _nll(reduction, weighted=False, ignore=-100):
-    """nll_loss of log-probabilities (input 0) and int64 targets (input 1)."""
+def _nll(reduction, weighted=False, ignore=-100, functional=False):
+    """nll_loss of log-probabilities (input 0) and int64 targets (input 1); minitorch's kernel,
+    or (functional) F.nll_loss with its checks."""
 
     def make(m):
         def op(x, t):
             w = None
             if weighted:
                 w = m.tensor([0.5, 2.0, 1.0, 0.25], dtype=x.dtype, device=x.device)
-            if m is mt:
+            if m is mt and not functional:
                 from minitorch._ops.nn_kernels import nll_loss_kernel
 
                 return nll_loss_kernel(x, t, w, ignore, reduction)
@@ -76,18 +77,25 @@ def _nll(reduction, weighted=False, ignore=-100):
         return op
 
     def ref(x, t):
+        one = x.ndim == 1  # one sample (C,), its target 0-d: a batch of one, a 0-d 'none' loss
+        if one:
+            x, t = x[None], np.reshape(t, 1)
         w = np.array([0.5, 2.0, 1.0, 0.25]) if weighted else np.ones(x.shape[1])
         keep = t != ignore
         ts = np.where(keep, t, 0)
         wt = w[ts] * keep
         loss = -np.take_along_axis(x, ts[:, None], 1)[:, 0] * wt
+        if one and reduction == "none":
+            return loss.reshape(())
         return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / wt.sum()}[reduction]
 
     return make, ref
 
 
 def nll_row(name, reduction, shapes, **kw):
-    make, ref = _nll(reduction, kw.pop("weighted", False), kw.pop("ignore", -100))
+    make, ref = _nll(
+        reduction, kw.pop("weighted", False), kw.pop("ignore", -100), kw.pop("functional", False)
+    )
     return row(
         name,
         make,
@@ -270,6 +278,43 @@ def bce_row(name, reduction, shapes, weighted=False, **kw):
     return row(name, make, ref, shapes, domain=(0.05, 0.95), **kw)
 
 
+def _bce_logits_functional(reduction, weighted=False, pos_weighted=False):
+    """F.binary_cross_entropy_with_logits(x, t, weight, reduction=, pos_weight=); the weights
+    of shape (4,) broadcast over the rows."""
+
+    def make(m):
+        def op(x, t):
+            w = pw = None
+            if weighted:
+                w = m.tensor(_BCE_WEIGHT, dtype=x.dtype, device=x.device)
+            if pos_weighted:
+                pw = m.tensor(_BCE_WEIGHT[::-1], dtype=x.dtype, device=x.device)
+            f = m.nn.functional.binary_cross_entropy_with_logits
+            return f(x, t, w, reduction=reduction, pos_weight=pw)
+
+        return op
+
+    def ref(x, t):
+        p = np.array(_BCE_WEIGHT[::-1]) if pos_weighted else 1.0
+        loss = (1 - t) * x + (1 + (p - 1) * t) * np.logaddexp(0, -x)
+        return _reduce(loss * (np.array(_BCE_WEIGHT) if weighted else 1.0), reduction)
+
+    return make, ref
+
+
+def _logits(rng, shape, dtype):
+    return rng.uniform(-4.0, 4.0, shape).astype(dtype)
+
+
+def _labels(rng, shape, dtype):
+    return rng.uniform(0.05, 0.95, shape).astype(dtype)
+
+
+def bce_logits_row(name, reduction, shapes, weighted=False, pos_weighted=False, **kw):
+    make, ref = _bce_logits_functional(reduction, weighted, pos_weighted)
+    return row(name, make, ref, shapes, domain=[_logits, _labels], **kw)
+
+
 HALVES = {"dtypes": ("float16", "bfloat16"), "atol": 1e-2, "rtol": 1e-2}
 
 
@@ -398,6 +443,10 @@ SPECS = [
     nll_row("nll_loss__sum_weighted", "sum", [(5, 4), (5,)], weighted=True),
     nll_row("nll_loss__none_kdim", "none", [(2, 4, 3), (2, 3)], weighted=True),
     nll_row("nll_loss__ignore", "mean", [(6, 4), (6,)], weighted=True, ignore=1),
+    # an unbatched (C,) input: NllLoss takes it as it is (torch's graph, no unsqueeze)
+    nll_row("nll_loss__unbatched", "mean", [(4,), ()], functional=True),
+    nll_row("nll_loss__unbatched_none_weighted", "none", [(4,), ()], weighted=True,
+            functional=True),
     row("binary_cross_entropy", _bce_op, _bce, [(3, 4), (3, 4)], domain=(0.05, 0.95)),
     row("binary_cross_entropy__0d", _bce_op, _bce, [(), ()], domain=(0.05, 0.95)),
     row("binary_cross_entropy__saturated", _bce_op, _bce, [(4,), (4,)],
@@ -411,6 +460,19 @@ SPECS = [
             weighted=True, grad=(0,)),
     bce_row("binary_cross_entropy__target_grad", "mean", [(3, 4), (3, 4)]),
     bce_row("binary_cross_entropy__half", "mean", [(3, 4), (3, 4)], **HALVES, **NOGRAD),
+    # F.binary_cross_entropy_with_logits: _BceLogitsLearnedTarget's gradients on arrays (the
+    # pos_weight and half rows: its Tensor formula)
+    bce_logits_row("binary_cross_entropy_with_logits__mean", "mean", [(3, 4), (3, 4)],
+                   grad=(0,)),
+    bce_logits_row("binary_cross_entropy_with_logits__sum_weighted", "sum", [(5, 4), (5, 4)],
+                   weighted=True),
+    bce_logits_row("binary_cross_entropy_with_logits__none_weighted", "none",
+                   [(2, 3, 4), (2, 3, 4)], weighted=True, grad=(0,)),
+    bce_logits_row("binary_cross_entropy_with_logits__target_grad", "mean", [(3, 4), (3, 4)]),
+    bce_logits_row("binary_cross_entropy_with_logits__pos_weight", "mean", [(3, 4), (3, 4)],
+                   weighted=True, pos_weighted=True),
+    bce_logits_row("binary_cross_entropy_with_logits__half", "mean", [(3, 4), (3, 4)],
+                   **HALVES, **NOGRAD),
     # the regression losses (NOTE [ Regression losses' data-level backward ]): each reduction,
     # beta / delta below, at and above 1, broadcast targets, both inputs differentiated
     loss_row("mse_loss", "mean", [(3, 4), (3, 4)], _mse_terms),
