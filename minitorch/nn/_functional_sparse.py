@@ -12,16 +12,26 @@ import warnings
 
 from minitorch import _dtype, _ops
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops._common import index, not_tensor, type_name
+from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import _check_autograd_rules
 from minitorch._ops.reduction_more import vector_norm
+from minitorch._ops.selection import IndexSelect, _dim_plan
 from minitorch._subclass import dispatching
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import one_node, show_saved
-from minitorch.autograd.function import Function, check_watched, saved_uint64
+from minitorch.autograd.composite import as_node, one_node, show_saved
+from minitorch.autograd.function import (
+    Function,
+    check_watched,
+    fast_path,
+    saved_uint64,
+)
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
+from minitorch.nn.parameter import Parameter
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -219,7 +229,7 @@ show_saved(  # grad_fn._saved_<name> (as torch's)
 
 
 @one_node("EmbeddingBackward0", ("weight",), saved=("input",), shows=True)
-def embedding(
+def embedding(  # the general route (the public embedding below takes the common case first)
     input: Tensor,
     weight: Tensor,
     padding_idx: int | None = None,
@@ -279,6 +289,70 @@ def embedding(
         if keep is not None or scale is not None:
             out = _GradScale.apply(out, scale=scale, keep=keep)
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+_general_embedding = embedding  # (named `embedding`: as_node's errors name the op so)
+
+# NOTE [ Embedding's common case ]
+# F.embedding(indices, weight) of plain CPU tensors, without padding_idx, max_norm,
+# scale_grad_by_freq or sparse, is in every language model's step. Without a node to record it
+# reads the rows at once (the general route's no-grad branch, without one_node's wrapper and the
+# argument checks: (8, 16) indices into a (100, 32) weight 6.9 -> 3.4 us). Recorded, it runs the
+# general route's ops (index_select's IndexSelect node, then the final reshape's view) and folds
+# them with as_node itself, skipping only one_node's wrapper, which names every argument per
+# call. The node's `args` (read by the _saved_<name> attributes) holds the two tensors; the other
+# arguments are their defaults, which those attributes give when absent. Anything else (a
+# subclass, another device, anomaly mode, the profiler, inference-mode indices) takes the
+# general route.
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
+    gets no gradient. Mirrors torch.nn.functional.embedding."""
+    if (
+        padding_idx is None
+        and max_norm is None
+        and scale_grad_by_freq is False
+        and sparse is False
+        and norm_type.__class__ is float
+        and input.__class__ is Tensor
+        and (weight.__class__ is Tensor or weight.__class__ is Parameter)
+        and input._device is _CPU
+        and weight._device is _CPU
+        and fast_path[0]
+        and input._data.dtype in _INDEX_DTYPES
+    ):
+        shape = weight._data.shape
+        if len(shape) == 2 and shape[0]:
+            if not (weight._requires_grad and _grad_state.enabled):
+                _check_range(input, shape[0])
+                return _make(_CPU.backend.take_at(weight._data, input._data), _CPU, False, None)
+            if not _grad_state.anomaly and input._vc.__class__ is list:
+                return _recorded_embedding(input, weight)
+    return _general_embedding(
+        input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse
+    )
+
+
+_INDEX_DTYPES = frozenset((_CPU.backend.xp.dtype("int64"), _CPU.backend.xp.dtype("int32")))
+
+
+def _recorded_embedding(input: Tensor, weight: Tensor):
+    """The common case's recorded result (NOTE [ Embedding's common case ])."""
+    rows = input.reshape(-1)
+    plan = _dim_plan(weight, 0, rows._data, "index_select")  # (the out-of-range IndexError)
+    picked = watch_indices(IndexSelect.apply(weight, plan=plan), rows, saved_dim=0)
+    out = picked.reshape(input._data.shape + (weight._data.shape[1],))
+    attrs = {"args": {"input": input, "weight": weight}}
+    return as_node(out, "EmbeddingBackward0", (weight,), saved=(input,), attrs=attrs)
 
 
 def embedding_bag(
