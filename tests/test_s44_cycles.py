@@ -6,26 +6,15 @@ young generation, which holds every object the step made: a cycle among them is 
 
 from __future__ import annotations
 
-import gc
 import warnings
 
 import pytest
 
 import minitorch as mt
+from tests._cycles import cycles
 from tests.ops import test_ops as table
 
 nn, F = mt.nn, mt.nn.functional
-
-
-def _cycles(fn) -> int:
-    """How many objects fn() left in reference cycles."""
-    gc.collect(0)
-    gc.disable()
-    try:
-        fn()
-        return gc.collect(0)
-    finally:
-        gc.enable()
 
 
 def _grad_rows():
@@ -46,7 +35,7 @@ def test_no_op_of_the_table_leaves_a_cycle():
                 if isinstance(total, mt.Tensor):
                     total.backward()
 
-            n = _cycles(step)
+            n = cycles(step)
             if n:
                 left[spec.name] = n
     assert left == {}
@@ -60,7 +49,7 @@ def _attention_step(device):
 
 def test_attention_on_the_flash_path_keeps_no_cycle(device):
     # its node read back its own output: output -> node -> output
-    assert _cycles(lambda: _attention_step(device)) == 0
+    assert cycles(lambda: _attention_step(device)) == 0
     q, k, v = (mt.randn(2, 3, 5, 4, dtype=mt.float64, requires_grad=True) for _ in range(3))
     out = F.scaled_dot_product_attention(q, k, v)
     node = out.grad_fn
@@ -76,7 +65,7 @@ def test_attention_on_the_flash_path_keeps_no_cycle(device):
 def test_multi_dot_of_four_keeps_no_cycle():
     # the product's order came from a nested function calling itself (function <-> cell)
     xs = [mt.randn(n, m, requires_grad=True) for n, m in ((2, 5), (5, 3), (3, 4), (4, 1))]
-    assert _cycles(lambda: mt.linalg.multi_dot(xs).sum().backward()) == 0
+    assert cycles(lambda: mt.linalg.multi_dot(xs).sum().backward()) == 0
     want = xs[0] @ xs[1] @ xs[2] @ xs[3]
     assert mt.allclose(mt.linalg.multi_dot(xs), want)
 
@@ -135,10 +124,10 @@ MODELS = {
 @pytest.mark.parametrize("name", list(MODELS))
 def test_training_steps_keep_no_cycle(name):
     mt.manual_seed(0)
-    assert _cycles(_train(MODELS[name])) == 0
+    assert cycles(_train(MODELS[name])) == 0
 
 
 @pytest.mark.parametrize("optimizer", ["Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam"])
 def test_optimizer_steps_keep_no_cycle(optimizer):
     mt.manual_seed(0)
-    assert _cycles(_train(MODELS["cnn"], optimizer=optimizer)) == 0
+    assert cycles(_train(MODELS["cnn"], optimizer=optimizer)) == 0

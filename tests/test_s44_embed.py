@@ -6,14 +6,13 @@ with the fast paths off."""
 
 from __future__ import annotations
 
-import gc
-
 import numpy as np
 import pytest
 
 import minitorch as mt
 from minitorch.autograd import function
 from minitorch.nn import _functional_sparse as sparse
+from tests._cycles import cycles
 
 F = mt.nn.functional
 SAVED = ("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0")
@@ -272,17 +271,7 @@ def test_device(device):
     _same(out.cpu(), sparse._general_embedding(idx, w).cpu())
 
 
-def _cycles(fn) -> int:
-    gc.collect(0)
-    gc.disable()
-    try:
-        fn()
-        return gc.collect(0)
-    finally:
-        gc.enable()
-
-
-def test_no_reference_cycles():
+def test_no_referencecycles():
     def step(create_graph):
         idx = mt.tensor([[1, 2], [2, 0]])
         w = mt.randn(4, 3, requires_grad=True)
@@ -294,8 +283,8 @@ def test_no_reference_cycles():
         else:
             out.sum().backward()
 
-    assert _cycles(lambda: step(False)) == 0
-    assert _cycles(lambda: step(True)) == 0
+    assert cycles(lambda: step(False)) == 0
+    assert cycles(lambda: step(True)) == 0
 
 
 def test_another_history_is_folded_by_as_node(monkeypatch):

@@ -10,7 +10,6 @@ pass for the common case, the same answers and errors.
 
 from __future__ import annotations
 
-import gc
 import itertools
 
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 import minitorch as mt
 from minitorch.autograd import engine
 from minitorch.nn import _functional_loss as L
+from tests._cycles import cycles
 from tests.test_s44_lossdata import _run, _values
 
 F = mt.nn.functional
@@ -191,16 +191,6 @@ def test_unbatched_nll_node_takes_the_input_itself(reduction):
         assert got == want, (dt, kw, target)
 
 
-def _cycles(fn) -> int:
-    gc.collect(0)
-    gc.disable()
-    try:
-        fn()
-        return gc.collect(0)
-    finally:
-        gc.enable()
-
-
 def test_reading_saved_values_keeps_no_cycle():
     x, p, t, w = _leaves()
     c = mt.tensor([0, 2, 1, 2])
@@ -219,7 +209,7 @@ def test_reading_saved_values_keeps_no_cycle():
                     getattr(node, name)
             loss.backward()
 
-    assert _cycles(step) == 0
+    assert cycles(step) == 0
 
 
 # --- binary_cross_entropy_with_logits: the data-level backward ---

@@ -10,7 +10,6 @@ function holds its own cell, and the cell holds the function and what the closur
 
 from __future__ import annotations
 
-import gc
 import io
 import warnings
 
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 import minitorch as mt
+from tests._cycles import cycles
 
 nn, F = mt.nn, mt.nn.functional
 
@@ -27,13 +27,7 @@ def _cycles(fn) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fn()
-        gc.collect(0)
-        gc.disable()
-        try:
-            fn()
-            return gc.collect(0)
-        finally:
-            gc.enable()
+        return cycles(fn)
 
 
 def _x(*shape, device="cpu", dtype=None):

@@ -10,8 +10,9 @@ from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, zeros_like
 from minitorch._ops.activation import logsigmoid
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import name_node, scalar_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
+from minitorch.autograd.function import _FREED, Node, _raise_modified, name_node, scalar_node
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_distance import pairwise_distance
 
@@ -20,6 +21,69 @@ __all__ = [
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "soft_margin_loss",
     "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
 ]  # fmt: skip
+
+
+# NOTE [ Margin loss nodes' saved values ]
+# As NOTE [ Loss nodes' saved values ] (minitorch/nn/_functional_loss.py): the three margin
+# losses whose torch node is their kernel's answer grad_fn._saved_<name> as torch's do.
+# SoftMarginLossBackward0: self, target (as given), reduction. MultiMarginLossBackward0: self,
+# target, weight (None where not given), margin and p (the Python numbers as given: an int
+# margin reads as an int), reduction. MultilabelMarginLossBackward0: self, target, reduction,
+# and is_target, the kernel's second result: input's shape and dtype, 1 at each listed target
+# class. It is made at its first read from the bool mask of the other classes the forward
+# computes anyway (the node keeps that mask: nothing made at forward), then kept: the same
+# Tensor at each read, refused once changed in place, at a read and (added to the node's checks
+# then) at backward. The tensors torch saves are version-checked at backward (as_node(saved=)),
+# the weight included, and refused where made in inference mode, as torch's; none of them is
+# the loss, so no node holds its own output (no reference cycle).
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_SELF_TARGET = {"self": saved_value(0), "target": saved_value(1), "reduction": "reduction"}
+
+
+def _number(value):
+    """A Scalar argument as torch's node shows it: a Python bool, int or float as given, a
+    NumPy or 0-d Tensor number as the Python number it holds (read at the attribute only)."""
+    if value.__class__ in (int, float, bool):
+        return value
+    return value.item()
+
+
+def _saved_mm_weight(node):
+    if node.__dict__["weight"] is None:  # (torch's undefined saved tensor: None, even freed)
+        return None
+    return saved_value(2)(node)
+
+
+def _saved_is_target(node):
+    if node._saved is _FREED:
+        return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+    kept = node.__dict__["is_target"]
+    if kept.__class__ is tuple:  # made at the first read (NOTE [ Margin loss nodes' ... ])
+        other, shape, dtype = kept
+        with no_grad():
+            t = (~other).to(dtype).reshape(shape).contiguous()
+        kept = node.__dict__["is_target"] = [t, t._vc, t._vc[0]]
+        # torch's backward reads it too: from now on backward checks its version as well
+        *head, checks = node._saved
+        node._saved = node._saved.__class__((*head, (*checks, ("in", t, t._vc, t._vc[0], 0))))
+    t, vc, version = kept
+    if vc[0] != version:
+        _raise_modified(node, "in", t, vc[0], version, 0)  # (torch names no node for it)
+    return t
+
+
+show_saved("SoftMarginLossBackward0", _SELF_TARGET)
+show_saved(
+    "MultiMarginLossBackward0",
+    {
+        **_SELF_TARGET,
+        "weight": _saved_mm_weight,
+        "margin": lambda node: _number(node.__dict__["margin"]),
+        "p": lambda node: _number(node.__dict__["p"]),
+    },
+)
+show_saved("MultilabelMarginLossBackward0", {**_SELF_TARGET, "is_target": _saved_is_target})
 
 
 def _reduction(size_average, reduce, reduction):
@@ -99,7 +163,7 @@ def hinge_embedding_loss(
         # integer input keeps its dtype (margin truncated, unsigned values wrapping; a 'mean'
         # reduction then refuses it) and a bool input is refused as bool - bool
         shifted, zero = full_like(input, margin) - input, 0
-    margin_part = _ops.where(target != 1, _ops.clamp(shifted, min=0), zero)
+    margin_part = _ops.where(target != 1, _clamp_min(shifted), zero)
     self_part = _ops.where(target != -1, input, zero)
     return _reduce(margin_part + self_part, reduction)
 
@@ -145,7 +209,7 @@ def cosine_embedding_loss(
     mag2 = (input2 * input2).sum(-1) + eps
     cos = prod / _ops.sqrt(mag1 * mag2)
     pos = _ops.where(target == 1, 1 - cos, 0.0)
-    neg = _ops.where(target == -1, _ops.clamp(cos - margin, min=0), 0.0)
+    neg = _ops.where(target == -1, _clamp_min(cos - margin), 0.0)
     return _reduce(pos + neg, reduction)
 
 
@@ -196,7 +260,9 @@ def triplet_margin_loss(
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = _ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce(_clamp_min(margin + d_pos - d_neg), reduction)
+    # torch's kernel adds margin as a Scalar (AddBackward1); its Python-level cousin below
+    # adds a Python number (AddBackward0)
+    return _reduce(_clamp_min(scalar_node(margin + d_pos) - d_neg), reduction)
 
 
 def triplet_margin_with_distance_loss(
@@ -276,7 +342,9 @@ def soft_margin_loss(
     loss = _reduce(0.0 - logsigmoid(input * target), reduction)
     hidden = (("target", target),)
     name = "SoftMarginLossBackward0"
-    return as_node(loss, name, (input,), hidden, "soft_margin_loss", saved=(input, original))
+    attrs = {"reduction": _REDUCTIONS[reduction]}
+    saved = (input, original)
+    return as_node(loss, name, (input,), hidden, "soft_margin_loss", saved=saved, attrs=attrs)
 
 
 def multilabel_soft_margin_loss(
@@ -402,26 +470,37 @@ def multi_margin_loss(
     x = input.reshape(1, -1) if one else input
     y = target.reshape(-1).to(_dtype.int64)
     c = x.shape[1]
-    x_y = x.gather(1, y.unsqueeze(1))
+    y_col = y.unsqueeze(1)
+    x_y = x.gather(1, y_col)
     # torch's kernel adds a term only where z > 0: an exact tie (x[y] - x[i] == margin) gets
     # subgradient 0, and a NaN score's term is skipped (NaN > 0 is false), leaving the loss
     # and the other gradients finite. where, not a product with the mask, and before the
     # square, so a skipped term's NaN reaches neither. (margin - x[y]) + x[i]: torch's order
+    shown_margin = margin
+    if margin.__class__ is bool:  # torch's kernel takes it as a number (1.0), not a bool tensor
+        margin = int(margin)
     z = (margin - x_y) + x
     classes = arange(c, device=x.device)
-    z = _ops.where((z > 0) & (classes != y.unsqueeze(1)), z, 0.0)
+    z = _ops.where((z > 0) & (classes != y_col), z, 0.0)
     if p == 2:
         z = z * z
     if weight is not None:
-        z = z * weight[y].unsqueeze(1)
+        z = z * weight[y_col]  # (the weight takes no gradient: torch's schema refuses one)
     loss = z.sum(1) / c
     if reduction == "none":  # torch's per-sample losses take the target's shape: a 0-d
         loss = loss.reshape(target.shape)  # target gives a 0-d loss, even for a (1, C) input
     else:
         loss = _reduce(loss, reduction)
     hidden = (("weight", weight),)
+    attrs = {"reduction": _REDUCTIONS[reduction], "weight": weight, "margin": shown_margin, "p": p}
     return as_node(
-        loss, "MultiMarginLossBackward0", (input,), hidden, "multi_margin_loss", saved=(input,)
+        loss,
+        "MultiMarginLossBackward0",
+        (input,),
+        hidden,
+        "multi_margin_loss",
+        saved=(input, target, weight),
+        attrs=attrs,
     )
 
 
@@ -465,14 +544,18 @@ def multilabel_margin_loss(
     # the targets are the entries before the first -1 of each row
     valid = _ops.cumprod((t != -1).to(_dtype.int64), 1) > 0
     safe = _ops.where(valid, t, 0).to(_dtype.int64)
-    is_target = zeros_like(x, dtype=_dtype.int64).scatter_add(1, safe, valid.to(_dtype.int64)) > 0
+    hits = zeros_like(x, dtype=_dtype.int64).scatter_add(1, safe, valid.to(_dtype.int64))
+    other = hits == 0  # the classes no listed target names (is_target's complement)
     x_t = x.gather(1, safe)  # (N, C): x at each listed target
     # (N, target, class); only terms with a margin > 0 count, as in torch's kernel: a tie
     # gets subgradient 0 and a NaN score's term is skipped (see multi_margin_loss)
     margins = (1 - x_t.unsqueeze(2)) + x.unsqueeze(1)
-    keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1) & (margins > 0)
+    keep = valid.unsqueeze(2) & other.unsqueeze(1) & (margins > 0)
     loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
     if one:
         loss = loss.reshape(())
     out = _reduce(loss, reduction)
-    return as_node(out, "MultilabelMarginLossBackward0", (input,), saved=(input,))
+    shown = (other, input.shape, input.dtype)  # is_target's Tensor is made at its first read
+    attrs = {"reduction": _REDUCTIONS[reduction], "is_target": shown}
+    name = "MultilabelMarginLossBackward0"
+    return as_node(out, name, (input,), saved=(input, target), attrs=attrs)
