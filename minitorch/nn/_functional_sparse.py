@@ -229,17 +229,12 @@ show_saved(  # grad_fn._saved_<name> (as torch's)
 
 
 @one_node("EmbeddingBackward0", ("weight",), saved=("input",), shows=True)
-def embedding(  # the general route (the public embedding below takes the common case first)
-    input: Tensor,
-    weight: Tensor,
-    padding_idx: int | None = None,
-    max_norm: float | None = None,
-    norm_type: float = 2.0,
-    scale_grad_by_freq: bool = False,
-    sparse: bool = False,
-) -> Tensor:
-    """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
-    gets no gradient. Mirrors torch.nn.functional.embedding."""
+def embedding(
+    input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+    sparse=False,
+):  # fmt: skip
+    """embedding's general route (the public embedding below takes the common case first and
+    passes every argument on): named so, as one_node's and as_node's errors name the op."""
     if max_norm is not None and isinstance(input, Tensor) and isinstance(weight, Tensor):
         if weight.ndim != 2 or input.dtype.name not in ("int64", "int32"):
             with no_grad():  # torch renorms first: embedding_renorm_'s messages
