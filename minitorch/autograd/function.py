@@ -158,7 +158,13 @@ class Node:
         # not answer (NOTE [ Saved values as attributes ])
         keys = [n for n in _saved_keys(type(self)._fn) if not _saved_shown(self, n)]
         hidden = {f"_saved_{n}" for n in keys} | {f"_raw_saved_{n}" for n in keys}
-        return sorted(n for n in super().__dir__() if n not in hidden)
+        names = [n for n in super().__dir__() if n not in hidden]
+        fn = type(self)._fn
+        if fn is None or fn._builtin:  # a built-in op's node or a leaf's accumulator
+            names = [n for n in names if _torch_lists(n)]
+        else:  # a custom Function's: its ctx API and the user's attributes
+            names = [n for n in names if n not in _engine_names()]
+        return sorted(names)
 
     # --- the ctx API (torch.autograd.function.FunctionCtx) ---
 
@@ -542,6 +548,44 @@ def saved_dim(node) -> int:
 # the node). Its node class gets one descriptor per name when the class is made (the first time
 # the op runs; set both at import), not a __getattr__ on Node: a class with __getattr__ loses
 # CPython's fast attribute loads, and the engine reads nodes' attributes on every op.
+
+
+# NOTE [ What dir() shows of a node ]
+# torch's built-in nodes (MulBackward0, AccumulateGrad) are C++ objects: dir() lists their
+# Python API (name, next_functions, metadata, the hook registrations, requires_grad), the
+# _saved_* / _raw_saved_* values and _sequence_nr, and nothing of how the node works. A
+# minitorch node is also its op's ctx, with the engine's slots and the forward's own attributes
+# (ctx.dim, ctx.key, ...): all reachable, but a student tab-completing `loss.grad_fn.` in a
+# notebook sees torch's list. A custom Function's node lists its ctx API and the user's
+# attributes, as torch's does.
+_NODE_API = frozenset(
+    ("metadata", "name", "next_functions", "register_hook", "register_prehook", "requires_grad",
+     "_sequence_nr", "variable")
+)
+
+
+def _torch_lists(name: str) -> bool:
+    """Whether torch's dir() of a built-in node lists `name` (NOTE [ What dir() shows of a
+    node ])."""
+    return (
+        name in _NODE_API
+        or name.startswith(("__", "_saved_", "_raw_saved_"))
+    )
+
+
+def _engine_names() -> frozenset:
+    """The engine's own attributes of a custom Function's node (its slots, class defaults and
+    methods that torch's node has not), hidden from dir() (NOTE [ What dir() shows of a
+    node ])."""
+    global _ENGINE_NAMES
+    if _ENGINE_NAMES is None:
+        torch_has = {"_forward_cls", "_sequence_nr"}
+        own = {n for n in dir(BackwardCFunction) if n.startswith("_") and n[:2] != "__"}
+        _ENGINE_NAMES = frozenset(own - torch_has) | {"xp", "_out_shapes", "_watched"}
+    return _ENGINE_NAMES
+
+
+_ENGINE_NAMES = None
 
 
 def _saved_keys(fn) -> list:
