@@ -81,3 +81,51 @@ def test_a_custom_nodes_list_keeps_the_ctx_api_and_the_users_attributes():
         "_out_device",
     ):
         assert n not in names, n
+
+
+# --- the registry of views taken with grad mode on (GradViews, NOTE [ Views and grad mode ]) ---
+
+
+def test_views_taken_sample_by_sample_leave_a_short_registry():
+    x = mt.randn(500, 3)
+    for _ in range(3):  # three epochs of per-sample indexing
+        for i in range(500):
+            x[i]
+    reg = x.__dict__["_grad_views"]
+    assert len(reg) < 2 * reg._MIN  # the dead references were dropped as it grew
+    assert reg.live() == []
+
+
+def test_live_views_survive_pruning_and_follow_their_base():
+    x = mt.zeros(400, 2)
+    kept = [x[i] for i in range(0, 400, 4)]  # 100 live views among 300 dead ones
+    for i in range(300):
+        x[i]
+    reg = x.__dict__["_grad_views"]
+    assert len(reg.live()) == 100
+    assert reg.limit >= 2 * 100  # the limit follows the live count
+    w = mt.ones(400, 2, requires_grad=True)
+    x.add_(w)  # the base gains history: every registered view requires grad
+    assert all(v.requires_grad for v in kept)
+    assert kept[7].grad_fn is not None
+    kept[7].sum().backward()
+    want = mt.zeros(400, 2)
+    want[28] = 1.0
+    assert mt.equal(w.grad, want)
+
+
+def test_requires_grad_on_the_base_reaches_the_registered_views():
+    x = mt.zeros(3, 2)
+    v = x[1]
+    x.requires_grad_()
+    assert v.requires_grad and v.grad_fn is None  # an inherited flag, as torch's
+    x.requires_grad_(False)
+    assert not v.requires_grad
+
+
+def test_tensor_dataset_samples():
+    x, y = mt.randn(5, 3), mt.arange(5)
+    ds = mt.utils.data.TensorDataset(x, y)
+    s = ds[2]
+    assert type(s) is tuple and len(s) == 2
+    assert mt.equal(s[0], x[2]) and s[1].item() == 2 and s[0]._base is x

@@ -249,8 +249,8 @@ def _check_no_grad_view(view: Tensor):
     has not registered (views taken with grad mode on are: NOTE [ Views and grad mode ]), so it
     is told here, on the rare path, rather than marked at every view op under no_grad."""
     base = view._base
-    # (by identity: a WeakSet's `in` compares tensors with ==)
-    if base._grad_fn is None and not any(v is view for v in base.__dict__.get("_grad_views", ())):
+    views = base.__dict__.get("_grad_views")  # (weak references: GradViews)
+    if base._grad_fn is None and not any(r() is view for r in views or ()):
         raise RuntimeError(no_grad_view_message(True, "is being modified inplace"))
 
 

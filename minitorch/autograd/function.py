@@ -1845,8 +1845,10 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
         if state.enabled:
             views = base.__dict__.get("_grad_views")
             if views is None:
-                views = base.__dict__["_grad_views"] = weakref.WeakSet()
-            views.add(out)
+                views = base.__dict__["_grad_views"] = GradViews()
+            views.append(_weak_ref(out))
+            if len(views) >= views.limit:
+                views.prune()
     elif not state.enabled:
         # the mode is named in torch's errors: NOTE [ Views and grad mode ]
         out._no_grad_view = "inference" if state.inference else True
@@ -1873,11 +1875,38 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
 #   it to the inherited flag (still requiring grad while its base does).
 
 
+class GradViews(list):
+    """The views taken of a base with grad mode on (NOTE [ Views and grad mode ]), as weak
+    references in the order taken (_mark_view appends them); `live()` lists those still alive.
+    The dead ones are dropped whenever the list reaches `limit`, which is then set to twice the
+    live count (so pruning costs O(1) per view, amortized): a base indexed
+    sample by sample (a dataset's tensor: X[i] per sample, every epoch) keeps a short list.
+    A WeakSet did the same at ~3 Python-level calls per view (its add, the Tensor's __hash__,
+    its removal callback when the view dies): X[i] of a (4096, 20) tensor 1.07 -> 0.85 us."""
+
+    __slots__ = ("limit",)
+    _MIN = 64
+
+    def __init__(self):
+        super().__init__()
+        self.limit = self._MIN
+
+    def prune(self) -> None:
+        self[:] = [r for r in self if r() is not None]
+        self.limit = max(self._MIN, 2 * len(self))
+
+    def live(self) -> list:
+        return [v for v in (r() for r in self) if v is not None]
+
+
+_weak_ref = weakref.ref
+
+
 def _base_gained_history(base: Tensor):
     """`base` just started requiring grad through an in-place op: so do the views taken of it."""
     views = base.__dict__.pop("_grad_views", None)
     if views:
-        for v in list(views):
+        for v in views.live():
             if not v._requires_grad or v.__dict__.pop("_rg_inherited", False):
                 v._requires_grad = True
                 v._view_version = -1  # regenerates its grad_fn from the base on next use
@@ -1886,7 +1915,8 @@ def _base_gained_history(base: Tensor):
 def _views_follow_base(base: Tensor, value: bool):
     """`base`, a leaf, starts (value) or stops requiring grad: the leaf views taken of it while
     it did not (grad mode on) follow, with an inherited flag (NOTE [ Views and grad mode ])."""
-    for v in list(base.__dict__.get("_grad_views", ())):
+    views = base.__dict__.get("_grad_views")
+    for v in () if views is None else views.live():
         if v._grad_fn is not None:
             continue
         if value and not v._requires_grad:

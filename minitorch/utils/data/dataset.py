@@ -70,7 +70,7 @@ class TensorDataset(Dataset[tuple[Tensor, ...]]):
         self.tensors = tensors
 
     def __getitem__(self, index):
-        return tuple(t[index] for t in self.tensors)
+        return tuple([t[index] for t in self.tensors])  # (a list: no generator frame)
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
