@@ -546,12 +546,34 @@ def _element(x, kind):
 _FLOAT32_MAX = 3.4028234663852886e38
 
 
+def _plain_rows(data):
+    """The leaves of a list of equally long, non-empty lists of Python numbers (a matrix written
+    out: tensor([[1., 2.], [3., 4.]])) as one flat list, else None."""
+    n = len(data[0])
+    if not n:
+        return None
+    leaves = []
+    for row in data:
+        if row.__class__ is not list or len(row) != n:
+            return None
+        leaves += row
+    return leaves
+
+
 def _fast_plain(data, dt):
-    """tensor() of a Python number or a flat list of them, the common case, without the general
-    walk: (array, dtype), or None to take the general path."""
+    """tensor() of a Python number, a flat list of them or a list of equally long lists of them
+    (the common cases), without the general walk: (array, dtype), or None to take the general
+    path. Each leaf is converted as the general path converts it (np.array of the nested list in
+    the dtype the types give)."""
     cls = data.__class__
     if cls is list:
-        types = set(map(type, data))
+        if data and data[0].__class__ is list:  # (a matrix: its leaves' types)
+            leaves = _plain_rows(data)
+            if leaves is None:
+                return None
+        else:
+            leaves = data
+        types = set(map(type, leaves))
         if not types or not types <= _PLAIN:
             return None
     elif cls in _PLAIN:
@@ -562,7 +584,7 @@ def _fast_plain(data, dt):
         dt = _dtype.default_float() if dt is None else dt
         if dt is _dtype.float32:
             # A value beyond float32's range becomes inf with a NumPy warning: the general path.
-            biggest = max(map(abs, data)) if cls is list else abs(data)
+            biggest = max(map(abs, leaves)) if cls is list else abs(data)
             if not biggest < _FLOAT32_MAX:
                 return None
         elif dt is not _dtype.float64:

@@ -9,7 +9,7 @@ import numpy as np
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, missing_positional
-from minitorch._backend import cpu
+from minitorch._backend import cpu, default_device
 from minitorch._factories import (
     _as_int,
     _build,
@@ -170,8 +170,9 @@ def _arange_cpu_tame(start: float, step: float, n: int, dt) -> np.ndarray:
     exact = abs(step.as_integer_ratio()[0]).bit_length() + (n - 1).bit_length() <= 53
     fma = _mul_add if exact else _fma_by_int  # (see _arange_cpu_float)
     k = np.arange(n, dtype=np.float64)
-    j = k[:n_vec] % V
-    k[:n_vec] -= j  # each vector block's first index; the tail's own
+    if n_vec:
+        j = k[:n_vec] % V
+        k[:n_vec] -= j  # each vector block's first index; the tail's own
     # from a start of 0 the FMA rounds the product once and adds the zero: the plain multiply-add
     out = (_mul_add if start == 0 else fma)(step, k, start)
     if n_vec:
@@ -401,6 +402,19 @@ def arange(
             except MemoryError:
                 raise _alloc_error(8 * len(_builtin_range(start, end, step))) from None
             return _make(arr, dev, False, None)
+    if (
+        (start.__class__ is float or end.__class__ is float or step.__class__ is float)
+        and out is None
+        and layout is None
+        and device is None
+        and (requires_grad is False or requires_grad is True)
+        and pin_memory is False
+        and not extra
+        and not unknown
+    ):
+        arr = _plain_arange_float(start, end, step, dtype)
+        if arr is not None:
+            return _make(arr, cpu, requires_grad, None)
     if not _arange_parses(
         start, end, step, extra, out, dtype, layout, requires_grad, pin_memory, unknown
     ):
@@ -462,6 +476,42 @@ def arange(
     else:
         arr = _build(lambda xp: _arange_device(xp, xstart, xstep, n, dt), dev)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _plain_arange_float(start, end, step, dtype):
+    """arange's float32/float64 values (a host array) for a plain call of Python floats and
+    ints, one a float at least, of at most 2**20 elements, or None (NOTE [ Plain range calls ]):
+    the general route's checks passed, then its _arange_cpu_tame."""
+    if not (
+        (start.__class__ is float or start.__class__ is int)
+        and (end.__class__ is float or end.__class__ is int)
+        and (step.__class__ is float or step.__class__ is int)
+    ):
+        return None
+    if dtype is None:
+        dt = _dtype.default_float()
+        if dt is not _dtype.float32 and dt is not _dtype.float64:
+            return None
+    elif dtype is _dtype.float32 or dtype is _dtype.float64:
+        dt = dtype
+    else:
+        return None
+    if not (
+        -_PLAIN_BOUND <= start <= _PLAIN_BOUND  # (not NaN; an int compared exactly)
+        and -_PLAIN_BOUND <= end <= _PLAIN_BOUND
+        and -_PLAIN_BOUND <= step <= _PLAIN_BOUND
+    ):
+        return None
+    start_d, end_d, step_d = float(start), float(end), float(step)
+    if not ((step_d > 0 and end_d >= start_d) or (step_d < 0 and end_d <= start_d)):
+        return None
+    size = (end_d - start_d) / step_d
+    if not size <= 1 << 20:  # (a tiny step's inf, too)
+        return None
+    n = math.ceil(size)
+    if not _tame(start_d, step_d, n, dt) or default_device() is not cpu:
+        return None
+    return _arange_cpu_tame(start_d, step_d, n, dt)
 
 
 def _alloc_error(nbytes: int) -> RuntimeError:
@@ -703,6 +753,63 @@ def _linspace_device(xp, start, end, steps: int, dt):
     return out.astype(npdt)
 
 
+# NOTE [ Plain range calls ]
+# linspace(0, 1, 100), linspace(a, b, 3, dtype=float64), logspace(0, 1, 10), arange(0, 1, 0.1):
+# Python numbers of moderate size (|x| <= 2**64, so no value or partial result overflows and no
+# errstate is needed), a float32 or float64 result on the CPU default device, no other keyword
+# than dtype= and a bool requires_grad= (a leaf that requires grad, as _require_grad's).
+# The general routes parse every argument as torch's parser does and compute over whole arrays
+# what each element needs; the plain helpers below compute each element with exactly the same
+# operations in the same order (so the same bits), fewer NumPy calls and none of the parsing,
+# or return None (anything else: the general route, which raises torch's errors).
+# tests/test_s45_factories.py compares each with the general route (the helpers patched to
+# return None).
+_PLAIN_BOUND = 2.0**64
+
+
+def _plain_linspace(start, end, steps: int, dtype):
+    """linspace's float32/float64 values (a host array) for a plain call, or None (NOTE [ Plain
+    range calls ]). _linspace_cpu's two halves computed apart: up from start for i < steps // 2,
+    down from end after; float64's FMA is _fma_by_int's (every k an integer below 2**24), or the
+    plain multiply-add where every product is exact (linspace(0, 1, 3)'s 0.5 * k)."""
+    if dtype is None:
+        dt = _dtype.default_float()
+        if dt is not _dtype.float32 and dt is not _dtype.float64:
+            return None
+    elif dtype is _dtype.float32 or dtype is _dtype.float64:
+        dt = dtype
+    else:
+        return None
+    if not (
+        1 < steps <= 1 << 24
+        and -_PLAIN_BOUND <= start <= _PLAIN_BOUND  # (not NaN)
+        and -_PLAIN_BOUND <= end <= _PLAIN_BOUND
+        and default_device() is cpu
+    ):
+        return None
+    half = steps // 2
+    if dt is _dtype.float64:  # (Python floats: float64's roundings, without NumPy scalars)
+        s, e = float(start), float(end)
+        step = (e - s) / (steps - 1)
+        exact = abs(step.as_integer_ratio()[0]).bit_length() + (steps - 1).bit_length() <= 53
+        if exact and steps <= 16:  # a few exact products: the multiply-adds in Python floats
+            vals = [step * i + s for i in _builtin_range(half)]
+            vals += [-step * k + e for k in _builtin_range(steps - 1 - half, -1, -1)]
+            return np.array(vals, dtype=np.float64)
+        up = np.arange(half, dtype=np.float64)  # i, for i < half
+        down = np.arange(steps - 1 - half, -1, -1, dtype=np.float64)  # steps - 1 - i after
+        fma = _mul_add if exact else _fma_by_int
+        return np.concatenate((fma(step, up, s), fma(-step, down, e)))
+    up = np.arange(half, dtype=np.float64)  # i, for i < half
+    down = np.arange(steps - 1 - half, -1, -1, dtype=np.float64)  # steps - 1 - i, for i >= half
+    T = np.float32
+    s, e = T(start), T(end)
+    step = T((e - s) / T(steps - 1))
+    w = np.float64(step)  # _fma32's float64 arithmetic
+    out = np.concatenate((w * up + np.float64(s), np.float64(-step) * down + np.float64(e)))
+    return out.astype(np.float32)
+
+
 def linspace(
     start=REQUIRED,
     end=REQUIRED,
@@ -718,6 +825,21 @@ def linspace(
 ) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
+    if (
+        (start.__class__ is float or start.__class__ is int)
+        and (end.__class__ is float or end.__class__ is int)
+        and steps.__class__ is int
+        and out is None
+        and layout is None
+        and device is None
+        and (requires_grad is False or requires_grad is True)
+        and pin_memory is False
+        and not kwargs
+        and not extra
+    ):
+        arr = _plain_linspace(start, end, steps, dtype)
+        if arr is not None:
+            return _make(arr, cpu, requires_grad, None)
     if kwargs or extra or start is REQUIRED or end is REQUIRED:
         # linspace(0, 1, num=11) (NumPy's spelling), linspace(): torch's parser lists the overloads
         given = (start, end) if steps is _NO_STEPS else (start, end, steps)
@@ -814,6 +936,47 @@ def _pow(x: float, y: float) -> float:
         return math.nan
 
 
+def _plain_logspace(start, end, steps: int, base, dtype):
+    """logspace's float32/float64 values (a host array) for a plain call of a base in (0, 2**64],
+    or None (NOTE [ Plain range calls ]): _logspace_host's, with math.pow called directly (an
+    overflow, which _pow turns into inf, and a float32 value past 3e38, whose cast warns
+    outside the general route's errstate, give None)."""
+    if dtype is None:
+        dt = _dtype.default_float()
+        if dt is not _dtype.float32 and dt is not _dtype.float64:
+            return None
+    elif dtype is _dtype.float32 or dtype is _dtype.float64:
+        dt = dtype
+    else:
+        return None
+    if not (
+        1 < steps <= 1 << 24
+        and -_PLAIN_BOUND <= start <= _PLAIN_BOUND  # (not NaN)
+        and -_PLAIN_BOUND <= end <= _PLAIN_BOUND
+        and 0 < base <= _PLAIN_BOUND
+        and default_device() is cpu
+    ):
+        return None
+    T = np.float64 if dt is _dtype.float64 else np.float32
+    s, e = T(start), T(end)
+    diff = float(T(e - s))
+    s, e = float(s), float(e)
+    step = diff / (steps - 1)
+    half = steps // 2
+    base = float(base)
+    pow_ = math.pow
+    try:
+        vals = [pow_(base, s + step * i) for i in _builtin_range(half)]
+        vals += [pow_(base, e - step * (steps - i - 1)) for i in _builtin_range(half, steps)]
+    except OverflowError:
+        return None
+    if T is np.float64:
+        return np.array(vals, dtype=np.float64)
+    if max(vals) > 3e38:
+        return None
+    return np.array(vals, dtype=np.float64).astype(np.float32)
+
+
 def logspace(
     start=REQUIRED,
     end=REQUIRED,
@@ -829,6 +992,22 @@ def logspace(
     **unknown,
 ) -> Tensor:
     """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
+    if (
+        (start.__class__ is float or start.__class__ is int)
+        and (end.__class__ is float or end.__class__ is int)
+        and steps.__class__ is int
+        and (base.__class__ is float or base.__class__ is int)
+        and out is None
+        and layout is None
+        and device is None
+        and (requires_grad is False or requires_grad is True)
+        and pin_memory is False
+        and not unknown
+        and not extra
+    ):
+        arr = _plain_logspace(start, end, steps, base, dtype)
+        if arr is not None:
+            return _make(arr, cpu, requires_grad, None)
     if unknown or extra or start is REQUIRED or end is REQUIRED:  # torch lists the overloads
         given = (start, end) if steps is _NO_STEPS else (start, end, steps)
         args = given if base == 10.0 and not extra or steps is _NO_STEPS else (*given, base)

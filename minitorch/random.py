@@ -13,11 +13,12 @@ import numpy as np
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, missing_positional, unexpected_keyword
-from minitorch._backend import Device, backend_of, cpu, tensor_device
+from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._factories import (
     _NO_VARARGS_OVERLOADS,
+    _SEQUENCES,
     _SIZE_KWARGS,
     _as_int,
     _check_pin_memory,
@@ -706,6 +707,10 @@ def rand(
     **kwargs,
 ) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
+    if size and generator is None and out is None and layout is None and not kwargs:
+        t = _plain_samples("random", size, dtype, device, requires_grad, pin_memory)
+        if t is not None:
+            return t
     return _samples(
         "rand", size, kwargs, generator, out, dtype, layout, device, requires_grad, pin_memory
     )
@@ -723,9 +728,65 @@ def randn(
     **kwargs,
 ) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
+    if size and generator is None and out is None and layout is None and not kwargs:
+        t = _plain_samples("standard_normal", size, dtype, device, requires_grad, pin_memory)
+        if t is not None:
+            return t
     return _samples(
         "randn", size, kwargs, generator, out, dtype, layout, device, requires_grad, pin_memory
     )
+
+
+# NOTE [ The random factories' plain calls ]
+# rand(3, 4), randn(2, 3, dtype=float64, requires_grad=True), randint(0, 10, (3, 4)),
+# randperm(n) and normal(0., 1., (3, 4)) are called in every step of many loops; their general
+# routes read every argument the way torch's parser does, which costs more than the draw itself
+# for small sizes. A plain call (Python ints for the bounds and the size, no generator, out,
+# layout or device, the default or a float32/float64 dtype) on the CPU default device first
+# tries a helper that tests exactly that and makes the tensor the general route makes: the same
+# stream functions in the same order, so the numbers and the generator's state after the draw
+# are the same. Anything else (a keyword the helper does not take, a negative size, a bound out
+# of range, another default device) returns None and takes the general route, which raises
+# torch's errors. tests/test_s45_factories.py compares each with the general route (the
+# helpers patched to return None).
+
+
+def _plain_size(size):
+    """rand's and randn's *size as a shape where it is Python ints >= 0, as varargs or one
+    tuple, list or Size (_shape's common case), else None."""
+    a = size[0]
+    seq = a if len(size) == 1 and a.__class__ in _SEQUENCES else size
+    for n in seq:
+        if n.__class__ is not int or n < 0:
+            return None
+    return tuple(seq)
+
+
+def _plain_samples(method, size, dtype, device, requires_grad, pin_memory):
+    """rand's ('random') or randn's ('standard_normal') result for a plain call on the CPU, or
+    None (NOTE [ The random factories' plain calls ])."""
+    if dtype is None:
+        dt = _dtype.default_float()
+    elif dtype is _dtype.float32 or dtype is _dtype.float64:
+        dt = dtype
+    else:
+        return None
+    if (
+        device is not None
+        or pin_memory is not False
+        or (requires_grad is not False and requires_grad is not True)
+    ):
+        return None
+    shape = _plain_size(size)
+    if shape is None or default_device() is not cpu:
+        return None
+    s = _stream(cpu, None, "rand" if method == "random" else "randn")
+    if s is None:
+        return None
+    t = _make(s.wrap(torch_floats(s, method, shape, dt)), cpu, False, None)
+    if requires_grad:
+        t._requires_grad = True
+    return t
 
 
 # op -> (the NumPy-like Generator method drawing its floats, the kernel torch's dtype error names,
@@ -827,6 +888,37 @@ def _randint_check_types(args, names, keywords, dtype) -> None:
         raise TypeError("generator")
 
 
+def _plain_randint(args):
+    """randint(low, high, size) or randint(high, size) of Python ints (the bounds within int64,
+    low < high, a tuple, list or Size of ints >= 0) and no keyword on the CPU: the general
+    route's int64 draw, or None (NOTE [ The random factories' plain calls ])."""
+    if len(args) == 3:
+        lo, hi, size = args
+    elif len(args) == 2:
+        lo = 0
+        hi, size = args
+    else:
+        return None
+    if not (
+        lo.__class__ is int
+        and hi.__class__ is int
+        and size.__class__ in _SEQUENCES
+        and -(1 << 63) <= lo < hi < (1 << 63)
+    ):
+        return None
+    for n in size:
+        if n.__class__ is not int or n < 0:
+            return None
+    if default_device() is not cpu:
+        return None
+    s = _stream(cpu, None, "randint")
+    if s is None:
+        return None
+    shape = tuple(size)
+    arr = _ts.random_from_to(s, math.prod(shape), hi - lo, lo, "int64")
+    return _make(s.wrap(arr.astype(np.int64).reshape(shape)), cpu, False, None)
+
+
 def randint(
     *args,
     low=None,
@@ -843,6 +935,22 @@ def randint(
 ) -> Tensor:
     """Integers drawn uniformly from [low, high); randint(high, size) or randint(low, high, size).
     Mirrors torch.randint (int64 unless dtype= is given)."""
+    if (
+        low is None
+        and high is None
+        and size is None
+        and generator is None
+        and out is None
+        and dtype is None
+        and layout is None
+        and device is None
+        and requires_grad is False
+        and pin_memory is False
+        and not unknown
+    ):
+        t = _plain_randint(args)
+        if t is not None:
+            return t
     try:
         if unknown:  # (torch lists the overloads: the handler below)
             raise unexpected_keyword("randint", next(iter(unknown)))
@@ -944,6 +1052,17 @@ def randint(
         ) from None  # fmt: skip
 
 
+def _plain_randperm(n: int):
+    """randperm(n) of a Python int n >= 0 and no keyword on the CPU: the general route's int64
+    permutation, or None (NOTE [ The random factories' plain calls ])."""
+    if not 0 <= n < (1 << 63) or default_device() is not cpu:
+        return None
+    s = _stream(cpu, None, "randperm")
+    if s is None:
+        return None
+    return _make(s.wrap(_ts.randperm(s, n).astype(np.int64)), cpu, False, None)
+
+
 def randperm(
     n=REQUIRED,
     *args,
@@ -957,6 +1076,21 @@ def randperm(
     **unknown,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
+    if (
+        n.__class__ is int
+        and not args
+        and generator is None
+        and out is None
+        and dtype is None
+        and layout is None
+        and device is None
+        and requires_grad is False
+        and pin_memory is False
+        and not unknown
+    ):
+        t = _plain_randperm(n)
+        if t is not None:
+            return t
     try:
         if n is REQUIRED and not args:  # with no keyword either, torch's parser lists the overloads
             from minitorch._call_site import call_keywords
@@ -1135,6 +1269,25 @@ def _normal_parses(mean, std, size, generator, out, dtype, layout, flags) -> boo
     )
 
 
+_EXACT = 2**53  # the ints a float holds exactly (normal's plain mean and std)
+
+
+def _plain_normal(mean: float, std: float, size):
+    """normal(mean, std, size) of Python numbers (std >= 0) and a size of ints >= 0, no keyword,
+    on the CPU: the general route's normal_(mean, std), or None (NOTE [ The random factories'
+    plain calls ])."""
+    for n in size:
+        if n.__class__ is not int or n < 0:
+            return None
+    if default_device() is not cpu:
+        return None
+    s = _stream(cpu, None, "normal")
+    if s is None:
+        return None
+    arr = torch_floats(s, "standard_normal", tuple(size), _dtype.default_float(), mean, std)
+    return _make(s.wrap(arr), cpu, False, None)
+
+
 def normal(
     mean=None,
     std=None,
@@ -1156,6 +1309,24 @@ def normal(
     not reported (checking it would read the device's data back to the host); std=None beside a
     tensor mean is read as std left out (torch refuses a None std).
     """
+    if (
+        (mean.__class__ is float or mean.__class__ is int and -_EXACT < mean < _EXACT)
+        and (std.__class__ is float or std.__class__ is int and -_EXACT < std < _EXACT)
+        and size.__class__ in _SEQUENCES
+        and std >= 0  # (not NaN)
+        and not more
+        and generator is None
+        and out is None
+        and dtype is None
+        and layout is None
+        and device is None
+        and requires_grad is False
+        and pin_memory is False
+        and not unknown
+    ):
+        t = _plain_normal(float(mean), float(std), size)
+        if t is not None:
+            return t
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     keywords = dict(generator=generator, out=out, dtype=dtype, layout=layout, device=device)
     keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)

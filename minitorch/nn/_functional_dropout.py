@@ -10,9 +10,14 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
+from minitorch._backend import cpu
+from minitorch._backend import torch_stream as _ts
 from minitorch._ops._common import not_tensor, type_name
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import fast_path, plain_result
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
+from minitorch.random import _stream
 
 __all__ = [
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -63,6 +68,27 @@ def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
     return bernoulli_(noise, 1 - p)
 
 
+# NOTE [ dropout's plain mask ]
+# dropout of a plain float32/float64 CPU tensor laid out in row-major order (not a feature
+# dropout, no profile open) skips _keep_mask's tensors: the general route's empty_like,
+# bernoulli_(1 - p) (which draws the stream's hits in row-major order for a contiguous tensor)
+# and `mask * (1 / (1 - p))` (mul's no-grad fast path on the arrays) are computed on the arrays
+# with the same stream function and arithmetic, so the scaled mask and the generator's state
+# are the same; without a node to record (not in place, input not requiring grad or grad mode
+# off) the product is input * factor's no-grad fast path too. Anything else takes the general
+# route (the tests' reference: under the profiler, fast_path[0] is False).
+
+
+def _plain_keep_factor(data, p: float):
+    """The array of _keep_mask(input, p, False) * (1 / (1 - p)) for input's array `data` (NOTE
+    [ dropout's plain mask ]), or None where the CPU generator has no torch stream."""
+    s = _stream(cpu, None, "bernoulli_")
+    if s is None:
+        return None
+    hits = _ts.bernoulli_scalar(s, data.size, 1 - p).reshape(data.shape)
+    return s.wrap(hits.astype(data.dtype)) * (1.0 / (1 - p))
+
+
 def _multiply(input: Tensor, factor: Tensor, inplace: bool) -> Tensor:
     return input.mul_(factor) if inplace else input * factor
 
@@ -96,6 +122,20 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
                 f"result type Float can't be cast to the desired output type "
                 f"{_dtype.scalar_name(input.dtype)}"
             )
+        if (
+            not feature
+            and input.__class__ is Tensor
+            and input._device is cpu
+            and input._data.dtype.kind == "f"
+            and input._data.dtype.itemsize >= 4
+            and input._data.flags.c_contiguous
+            and fast_path[0]
+        ):
+            factor = _plain_keep_factor(input._data, p)
+            if factor is not None:
+                if inplace or (input._requires_grad and _grad_state.enabled):
+                    return _multiply(input, plain_result(factor, cpu), inplace)
+                return plain_result(input._data * factor, cpu)  # input * factor's fast path
         return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
     except AttributeError:
         if isinstance(input, Tensor):
