@@ -72,21 +72,29 @@ def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
 # dropout of a plain float32/float64 CPU tensor laid out in row-major order (not a feature
 # dropout, no profile open) skips _keep_mask's tensors: the general route's empty_like,
 # bernoulli_(1 - p) (which draws the stream's hits in row-major order for a contiguous tensor)
-# and `mask * (1 / (1 - p))` (mul's no-grad fast path on the arrays) are computed on the arrays
+# and `mask / (1 - p)` (div's no-grad fast path on the arrays) are computed on the arrays
 # with the same stream function and arithmetic, so the scaled mask and the generator's state
 # are the same; without a node to record (not in place, input not requiring grad or grad mode
 # off) the product is input * factor's no-grad fast path too. Anything else takes the general
 # route (the tests' reference: under the profiler, fast_path[0] is False).
 
 
+# NOTE [ dropout's scale ]
+# torch scales its mask in place, noise.div_(1 - p): in the mask's dtype, so a float32 mask holds
+# float32(1) / float32(1 - p), which for p = 0.45 or 0.15 is one ulp from float32(1 / (1 - p))
+# (the scale computed in double, then rounded), the factor minitorch multiplied by before
+# session 45. Dividing the mask tensor by the number is torch's arithmetic for every dtype (a
+# half mask divides in float32 and rounds once, as torch's div).
+
+
 def _plain_keep_factor(data, p: float):
-    """The array of _keep_mask(input, p, False) * (1 / (1 - p)) for input's array `data` (NOTE
+    """The array of _keep_mask(input, p, False) / (1 - p) for input's array `data` (NOTE
     [ dropout's plain mask ]), or None where the CPU generator has no torch stream."""
     s = _stream(cpu, None, "bernoulli_")
     if s is None:
         return None
     hits = _ts.bernoulli_scalar(s, data.size, 1 - p).reshape(data.shape)
-    return s.wrap(hits.astype(data.dtype)) * (1.0 / (1 - p))
+    return s.wrap(hits.astype(data.dtype)) / (1 - p)  # NOTE [ dropout's scale ]
 
 
 def _multiply(input: Tensor, factor: Tensor, inplace: bool) -> Tensor:
@@ -136,7 +144,7 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
                 if inplace or (input._requires_grad and _grad_state.enabled):
                     return _multiply(input, plain_result(factor, cpu), inplace)
                 return plain_result(input._data * factor, cpu)  # input * factor's fast path
-        return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
+        return _multiply(input, _keep_mask(input, p, feature) / (1 - p), inplace)
     except AttributeError:
         if isinstance(input, Tensor):
             raise
