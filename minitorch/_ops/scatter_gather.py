@@ -7,6 +7,7 @@ import math
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
+from minitorch._call_site import passed_by_keyword
 from minitorch._ops._common import (
     check_bool,
     check_int,
@@ -418,12 +419,11 @@ def _extra_error(op: str, named, extra: tuple) -> TypeError:
 def _src_number_by_keyword(src, op: str, named) -> None:
     """torch's TypeError for a number passed as src= (only value= or a positional number takes
     one), or a src beside value= (x.scatter(1, i, 1.5, value=1.5)): the call fits no overload."""
-    from minitorch._call_site import passed_by_keyword
-    from minitorch._ops._parser_errors import parsed_error
+    if named[4][1] is not None or (  # (named[4]: value's pair)
+        not isinstance(src, Tensor) and passed_by_keyword("src", op)
+    ):
+        from minitorch._ops._parser_errors import parsed_error
 
-    if dict(named)["value"] is not None:
-        raise parsed_error(op, named)
-    if not isinstance(src, Tensor) and passed_by_keyword("src", op):
         raise parsed_error(op, named)
 
 

@@ -55,6 +55,8 @@ __all__ = [
     "masked_scatter_", "take", "put", "put_", "nonzero", "argwhere",
 ]  # fmt: skip
 
+_CPU_XP = _CPU.backend.xp  # nonzero's host route
+
 
 class IndexSelect(Index):
     """out = x gathered at index along dim;  grad_x = zeros with grad added at index"""
@@ -943,6 +945,11 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
         if as_tuple:
             return (_make(idx, dev, False, None),)
         return _maybe_out(_make(idx.reshape(-1, 1)[:, :0], dev, False, None), out)
+    if not as_tuple and xp is _CPU_XP and x.__class__ is xp.ndarray:
+        # xp.stack's result (n, ndim) in new row-major memory from one array of the index rows
+        # (np.stack's argument handling: x.nonzero() of 3x4 3.7 -> 1.7 us)
+        idx = xp.asarray(x.nonzero()).T.copy().astype("int64", copy=False)
+        return _maybe_out(_make(idx, dev, False, None), out)
     idx = [i.astype("int64", copy=False) for i in xp.nonzero(x)]
     if as_tuple:  # each its own contiguous memory, as torch's (NumPy's are strided views)
         return tuple(_make(xp.ascontiguousarray(i), dev, False, None) for i in idx)

@@ -113,27 +113,39 @@ def _exact_out(message):
     spells the op's own RuntimeError. Only calls given out= pay for it."""
 
     def decorate(fn):
+        body = _unwrapped(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, out=None, **kwargs):
-            if out is not None:
-                input = args[0] if args else kwargs.get("input")
-                outs = (out,) if isinstance(out, Tensor) else out
-                # a malformed tuple gets torch's parser error first (with_out's)
-                if (
-                    isinstance(input, Tensor)
-                    and isinstance(outs, (tuple, list))
-                    and (len(outs) == 2 or isinstance(out, Tensor))
-                    and all(isinstance(o, Tensor) for o in outs)
-                ):
-                    wants = (input.dtype, _dtype.int64)
-                    for role, o, want in zip(("values", "indices"), outs, wants, strict=False):
-                        if o.dtype is not want:
-                            raise RuntimeError(message(role, want, o.dtype))
+            if out is None:
+                return body(*args, **kwargs)
+            input = args[0] if args else kwargs.get("input")
+            outs = (out,) if isinstance(out, Tensor) else out
+            # a malformed tuple gets torch's parser error first (with_out's)
+            if (
+                isinstance(input, Tensor)
+                and isinstance(outs, (tuple, list))
+                and (len(outs) == 2 or isinstance(out, Tensor))
+                and all(isinstance(o, Tensor) for o in outs)
+            ):
+                wants = (input.dtype, _dtype.int64)
+                for role, o, want in zip(("values", "indices"), outs, wants, strict=False):
+                    if o.dtype is not want:
+                        raise RuntimeError(message(role, want, o.dtype))
             return fn(*args, out=out, **kwargs)
 
         return wrapper
 
     return decorate
+
+
+def _unwrapped(fn):
+    """The function under fn's decorators (each a functools.wraps wrapper): what a call without
+    out= runs, since every out= wrapper here (with_out's too) passes such a call on unchanged;
+    calling it at once spares a frame and an argument repacking per layer (x.sort(): 3 layers)."""
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    return fn
 
 
 def _outs_apart(count: int):
@@ -164,12 +176,17 @@ def _kthvalue_out_message(role: str, want, got) -> str:
 
 def _stable_argsort(x, dim: int, descending: bool, xp):
     """argsort along dim, ties in input order (descending too); NaN sorts as the largest."""
+    # stable_argsort's kernel: on the host, the array's method (past np.argsort's wrapper)
+    host = xp is _CPU.backend.xp and x.dtype.kind != "V" and x.__class__ is xp.ndarray
     if not descending:
-        return stable_argsort(xp, x, dim)
+        return x.argsort(axis=dim, kind="stable") if host else stable_argsort(xp, x, dim)
     # Sorting the reversed array stably and reversing the result keeps ties in input order.
     n = x.shape[dim]
     flip = (slice(None),) * dim + (slice(None, None, -1),)  # (xp.flip's view, without its cost)
-    idx = stable_argsort(xp, x[flip], dim)[flip]
+    if host:
+        idx = x[flip].argsort(axis=dim, kind="stable")[flip]
+    else:
+        idx = stable_argsort(xp, x[flip], dim)[flip]
     return (n - 1) - idx
 
 
@@ -308,10 +325,12 @@ def _sort_out(op: str):
     torch's takes a Tensor there, so sort(x, out=tensor) lists both."""
 
     def decorate(fn):
+        body = _unwrapped(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, out=None, **kwargs):
             if out is None:
-                return fn(*args, **kwargs)
+                return body(*args, **kwargs)
             if isinstance(out, (tuple, list) if op == "sort" else Tensor) and (
                 op == "sort" or "stable" in kwargs
             ):
@@ -571,6 +590,9 @@ def _sorted_ties(xp, x, dim: int, k: int, order) -> bool:
     equal neighbours among the first k + 1 sorted values. One gather and a comparison."""
     if x.dtype.kind not in "fiu":  # bfloat16 (ml_dtypes)
         x = x.astype("float32")  # exact
+    n = x.shape[dim]
+    if x.size <= _TIES_IN_PYTHON and dim == x.ndim - 1 and xp is _CPU.backend.xp:
+        return _sorted_ties_small(x, n, k, order)
     lead = (slice(None),) * dim
     top = _take_host(xp, x, order[lead + (slice(0, k + 1),)], dim)
     a, b = top[lead + (slice(1, None),)], top[lead + (slice(None, -1),)]
@@ -578,6 +600,25 @@ def _sorted_ties(xp, x, dim: int, k: int, order) -> bool:
     if x.dtype.kind == "f":
         equal |= xp.isnan(a) & xp.isnan(b)  # NaNs count as equal here (they sort together)
     return bool(equal.any())
+
+
+# Rows along the last dim of up to this many elements in all are checked for ties in Python:
+# the gather and four NumPy passes of _sorted_ties cost ~6 us whatever the size (topk(2) of 3x4)
+_TIES_IN_PYTHON = 64
+
+
+def _sorted_ties_small(x, n: int, k: int, order) -> bool:
+    """_sorted_ties of a small host x along its last dim, on Python numbers: the values (floats,
+    ints) compare as NumPy's do, a NaN unequal to itself (two NaNs count as equal here)."""
+    rows = x.reshape(-1, n).tolist()
+    for row, sorted_at in zip(rows, order.reshape(-1, n)[:, : k + 1].tolist(), strict=True):
+        before = row[sorted_at[0]]
+        for at in sorted_at[1:]:
+            v = row[at]
+            if v == before or (v != v and before != before):
+                return True
+            before = v
+    return False
 
 
 def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):
@@ -700,6 +741,24 @@ def _reduced_plan(xp, shape: tuple, dim: int, idx) -> IndexPlan:
 _KTH_REPLAY_LIMIT = 1 << 16
 
 
+def _small_kth_tied(x, dim: int, idx) -> bool:
+    """Whether some row of a small host x along dim holds its k-th value (at idx, of size 1
+    along dim) more than once, as _kth_ties_as_torch counts it (a NaN k-th value: the row's
+    NaNs), on Python numbers: its gather and five NumPy passes cost ~5 us whatever the size."""
+    n = x.shape[dim]
+    if dim != x.ndim - 1:
+        order = [d for d in range(x.ndim) if d != dim] + [dim]
+        x, idx = x.transpose(order), idx.transpose(order)
+    for row, at in zip(x.reshape(-1, n).tolist(), idx.reshape(-1).tolist(), strict=True):
+        v = row[at]
+        if v != v:
+            if sum(1 for e in row if e != e) > 1:
+                return True
+        elif row.count(v) > 1:  # (v itself counts once, as in NumPy's count)
+            return True
+    return False
+
+
 def _kth_ties_as_torch(xp, x, dim: int, k: int, idx):
     """idx (kthvalue's indices, the first equal value in input order) with the rows whose k-th
     value occurs more than once given the index torch's CPU kernel picks (NOTE [ torch's
@@ -707,6 +766,8 @@ def _kth_ties_as_torch(xp, x, dim: int, k: int, idx):
     _KTH_REPLAY_LIMIT elements. A host kernel (NumPy only); rows without ties pay one pass."""
     if x.dtype.kind == "V":  # bfloat16
         x = x.astype("float32")  # exact
+    if x.size <= _TIES_IN_PYTHON and xp is _CPU.backend.xp and not _small_kth_tied(x, dim, idx):
+        return idx
     v = _take_host(xp, x, idx, dim)
     count = (x == v).sum(dim, keepdims=True)
     if x.dtype.kind == "f":
@@ -762,17 +823,19 @@ def unique(
         x = input._data
     except AttributeError:  # torch names its kernel, _unique2, in this error
         raise not_tensor("_unique2", input) from None
-    for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
-                       ("return_counts", return_counts)):  # fmt: skip
-        if flag.__class__ is not bool:  # (passed on by keyword: no position)
-            raise wrong_type("_unique2" if dim is None else "unique_dim", flag, name, None, "bool")
+    if not (sorted.__class__ is return_inverse.__class__ is return_counts.__class__ is bool):
+        for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
+                           ("return_counts", return_counts)):  # fmt: skip
+            if flag.__class__ is not bool:  # (passed on by keyword: no position)
+                kernel = "_unique2" if dim is None else "unique_dim"
+                raise wrong_type(kernel, flag, name, None, "bool")
     if input._device.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
         from minitorch._backend.meta import no_kernel
 
         raise no_kernel("_unique2" if dim is None else "unique_dim")
     xp = input._device.backend.xp
     dt = x.dtype
-    if dt.name == "bfloat16":
+    if dt.kind == "V" and dt.name == "bfloat16":  # (kind first: a NumPy dtype.name costs 1+ us)
         x = x.astype("float32")  # exact; NumPy's bfloat16 sort misplaces NaN
     if dim is None:
         # torch keeps every NaN apart ([1, nan, nan]); NumPy merges them unless told not to

