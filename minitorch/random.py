@@ -558,6 +558,9 @@ def torch_floats(s, method: str, shape, dt, mean=0.0, std=1.0, lo=0.0, hi=1.0, d
         if npdt.itemsize == 2:
             arr = arr.astype("float32")
         arr = arr.astype(npdt, copy=False)
+    if arr.base is None:  # fresh: shaped in place, so the tensor owns its memory as zeros()'s
+        arr.shape = shape  # does (a reshape() view has a base: expand's and the engine's
+        return arr  # owned-array routes passed such tensors by)
     return arr.reshape(shape)
 
 

@@ -129,3 +129,24 @@ def test_tensor_dataset_samples():
     s = ds[2]
     assert type(s) is tuple and len(s) == 2
     assert mt.equal(s[0], x[2]) and s[1].item() == 2 and s[0]._base is x
+
+
+def test_small_random_tensors_own_their_memory():
+    # shaped in place, not a reshape() view: the owned-array routes (expand's view) take them
+    for make in (
+        lambda: mt.randn(3, 4),
+        lambda: mt.rand(4),
+        lambda: mt.randn(2, 3, dtype=mt.float16),
+        lambda: mt.rand(5, 2, dtype=mt.float64),
+        lambda: mt.randn(()),
+    ):
+        mt.manual_seed(3)
+        t = make()
+        assert t._data.base is None and t._data.flags.owndata and t.is_contiguous()
+    mt.manual_seed(3)
+    a = mt.randn(12)
+    mt.manual_seed(3)
+    b = mt.randn(3, 4)
+    assert mt.equal(a.view(3, 4), b)  # the same draws, only shaped
+    e = mt.randn(4).expand(3, 4)
+    assert e.stride() == (0, 1) and not e.is_contiguous()
