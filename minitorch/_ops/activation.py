@@ -15,6 +15,7 @@ import warnings
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
 from minitorch._ops.inplace import write_out
 from minitorch._ops.pointwise import (
@@ -30,7 +31,8 @@ from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented,
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.function import Function, _DelayedError, name_node
+from minitorch.autograd.function import Function, _DelayedError, fast_path, name_node, plain_result
+from minitorch.autograd.grad_mode import state as _grad_state
 
 # fmt: off
 __all__ = ["selu", "celu", "selu_", "celu_"]
@@ -1038,6 +1040,13 @@ _GELU_P1, _GELU_Q1 = -0.610715013748991, 0.5238157583527666
 _GELU_P2, _GELU_Q2 = 0.007641835647017009, 0.16121380930432117
 
 _SIGN_BIT = -(2**31)  # float32's sign bit, as an int32
+# _gelu32's constants as float32 scalars (NumPy's, as x.dtype.type made them on every device),
+# made once: ten scalar constructions a call fewer
+_GELU32_CONSTANTS = tuple(
+    _CPU.backend.xp.float32(v)
+    for v in (_AS_INV_K, _AS_INV_K * _GELU_ALPHA, _GELU_P1, _GELU_Q1, _GELU_P2, _GELU_Q2,
+              0.5, -0.0, -0.5, _INV_SQRT_2PI)
+)  # fmt: skip
 # elements per pass of the float32 GELU kernel on the CPU: its seven arrays' blocks (1.3 MB) stay
 # in the L2 cache; 3.28 ms for (2048, 512) against 3.32 ms with 32768 (interleaved, best of 150)
 _BLOCK = 3 << 14
@@ -1054,15 +1063,13 @@ def _gelu32(xp, x, out, deriv, block):
     polynomial as NOTE [ GELU's polynomial in two squares ]). Each line is one pass: NumPy has
     no fused kernels, so the pass count is the cost (where, sign and copysign cost several
     passes each; abs, maximum, arithmetic and bitwise ops one)."""
-    f32 = x.dtype.type
     n = x.shape[0]
     if not n:
         return
     m = min(block, n)
-    z, t, h, e = (xp.empty(m, dtype=x.dtype) for _ in range(4))
-    inv_k, s_num = f32(_AS_INV_K), f32(_AS_INV_K * _GELU_ALPHA)
-    p1, q1, p2, q2 = f32(_GELU_P1), f32(_GELU_Q1), f32(_GELU_P2), f32(_GELU_Q2)
-    half, neg_zero, neg_half, inv_sqrt_2pi = f32(0.5), f32(-0.0), f32(-0.5), f32(_INV_SQRT_2PI)
+    dt = x.dtype
+    z, t, h, e = xp.empty(m, dt), xp.empty(m, dt), xp.empty(m, dt), xp.empty(m, dt)
+    inv_k, s_num, p1, q1, p2, q2, half, neg_zero, neg_half, inv_sqrt_2pi = _GELU32_CONSTANTS
     for i in range(0, n, m):
         xb, ob = x[i : i + m], out[i : i + m]
         if xb.shape[0] != m:  # the last, shorter block
@@ -1253,6 +1260,19 @@ class GeluBackward(Function):
 def gelu(input=REQUIRED, *extra, approximate="none", out=None):
     """input * Φ(input), Φ the standard normal CDF ('tanh': its tanh approximation). Mirrors
     torch.nn.functional.gelu."""
+    if (  # NOTE [ The no-grad fast path ]: Gelu.forward's result, no node recorded
+        input.__class__ is Tensor
+        and input._device is _CPU
+        and out is None
+        and not extra
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+        and input._data.dtype.char in "fd"
+        and approximate.__class__ is str
+        and (approximate == "none" or approximate == "tanh")
+    ):
+        null = _CPU.backend.null_ctx  # (Function.apply's ctx where nothing is recorded)
+        return plain_result(Gelu.forward(null, input, approximate=approximate), _CPU)
     if extra or input is REQUIRED:  # (approximate is keyword-only in torch)
         raise arity_error("gelu", extra, 1, input=input)
     if approximate not in ("none", "tanh"):

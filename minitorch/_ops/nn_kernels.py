@@ -327,10 +327,43 @@ def plain_softmax(input, dim, log):
         n = x.ndim
         if n and -n <= dim < n and x.dtype.char in "fd":
             d = dim + n if dim < 0 else dim
+            size = x.size
+            if (
+                d == n - 1
+                and 0 < size < _GEMV_MIN_SIZE
+                and size < _SMALL_ROWS * x.shape[-1]
+                and x.dtype in _NATIVE
+            ):
+                return plain_result(_small_rows_softmax(x, log), _CPU)
             if log:
                 return plain_result(LogSoftmax.kernel(_CPU_XP, x, d, True), _CPU)
             return plain_result(Softmax.kernel(_CPU_XP, x, d), _CPU)
     return None
+
+
+# fewer rows than this (of a last-dim softmax): max_last and _sum_last take NumPy's plain
+# reductions (their other routes start at 32 rows and at _GEMV_MIN_SIZE elements)
+_SMALL_ROWS = 32
+_NATIVE = (_CPU_XP.dtype("float32"), _CPU_XP.dtype("float64"))
+
+
+def _small_rows_softmax(x, log):
+    """Softmax.kernel(xp, x, last dim) (log: LogSoftmax.kernel's) for a non-empty native
+    float32/float64 CPU array of fewer than _SMALL_ROWS rows: their steps (_shifted's, with
+    max_last's and _sum_last's reductions for such rows) without their routing, for
+    plain_softmax (a few us calls on tiny inputs: the per-call Python is most of the cost)."""
+    xp = _CPU_XP
+    z = x - xp.maximum.reduce(x, axis=-1, keepdims=True)  # (NOTE [ Reductions call the ufunc ])
+    if not z.flags.c_contiguous:
+        z = xp.ascontiguousarray(z)
+    if log:
+        s = xp.add.reduce(xp.exp(z), axis=-1, keepdims=True)
+        z -= xp.log(s, out=s)
+        return z
+    xp.exp(z, out=z)
+    s = xp.add.reduce(z, axis=-1, keepdims=True)
+    z *= xp.reciprocal(s, out=s)
+    return z
 
 
 def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
@@ -1161,6 +1194,62 @@ def _watch_nll(out: Tensor, pair, weight) -> None:
             watch_index(fn, weight)
 
 
+# NOTE [ The common nll_loss without a node ]
+# cross_entropy and nll_loss of (N, C) float32/float64 scores and (N,) int64 class ids, each id
+# in [0, C), with no class weight and an ignore_index outside [0, C) (torch's -100), are the loss
+# of most training and evaluation loops. Where nothing is recorded they take the no-grad fast
+# path (NOTE [ The no-grad fast path ]): the one check such a call can fail is the ids' range,
+# read first (any other outcome takes the full path, which raises torch's error). With every row
+# counted, NllLoss.forward's mask is all True, its weights all 1. (pw is the picked entries times
+# 1., the entries themselves) and its total weight N (N ones, summed exactly below 2**24), so the
+# loss is the picked entries' sum, in the same order: NllLoss.forward's bits without its masks.
+_NLL_ROWS = 1 << 24
+_UINT64 = _CPU_XP.dtype("uint64")
+_INT64 = _CPU_XP.dtype("int64")
+
+
+def plain_nll(input, target, ignore_index: int, reduction, log: bool):
+    """nll_loss(input, target) (log: of log_softmax(input, 1), cross_entropy's) of the common
+    case of NOTE [ The common nll_loss without a node ], or None where that does not apply."""
+    if (
+        input.__class__ is Tensor
+        and not (input._requires_grad and _grad_mode.enabled)
+        and target.__class__ is Tensor
+        and input._device is _CPU
+        and target._device is _CPU
+        and fast_path[0]
+    ):
+        x, t = input._data, target._data
+        shape = x.shape
+        if (
+            len(shape) == 2
+            and t.ndim == 1
+            and 0 < shape[0] == t.shape[0] < _NLL_ROWS
+            and t.dtype is _INT64
+            and x.dtype.char in "fd"
+            and (ignore_index < 0 or ignore_index >= shape[1])
+            and _CPU_XP.maximum.reduce(t.view(_UINT64), axis=None) < shape[1]  # (< 0: huge)
+        ):
+            rows = _CPU_XP.arange(shape[0])
+            if log:
+                # LogSoftmax.kernel's z - log(s) (float32/float64, the last dim) at the picked
+                # entries only: the same subtractions
+                z = _shifted(_CPU_XP, x, 1)[0]
+                s = _sum_last(_CPU_XP, _CPU_XP.exp(z))
+                picked = z[rows, t]
+                picked -= _CPU_XP.log(s.reshape(-1))
+            else:
+                picked = x[rows, t]
+            if reduction == "mean":  # (plain_result makes the NumPy scalars 0-d arrays)
+                loss = _CPU_XP.add.reduce(0 - picked)  # (NOTE [ Reductions call the ufunc ])
+                return plain_result(loss / x.dtype.type(shape[0]), _CPU)
+            if reduction == "sum":
+                return plain_result(_CPU_XP.add.reduce(0 - picked), _CPU)
+            if reduction == "none":
+                return plain_result(-picked, _CPU)
+    return None
+
+
 _LINEAR = (False, True)  # a row-major input, a column-major wt (NOTE [ Gradient layout in linear ])
 
 
@@ -1801,6 +1890,44 @@ def layer_norm_kernel(input, k, weight, bias, eps):
     return LayerNorm.apply(input, weight, bias, k=k, eps=eps)
 
 
+def plain_layer_norm(x, d: int, w, b, eps: float):
+    """LayerNorm.forward's result where no node is recorded (its NullCtx), for F.layer_norm's
+    no-grad fast path (NOTE [ The no-grad fast path ]): x a non-empty float32/float64 CPU array
+    normalized over its last dims (d elements), w and b None or arrays of x's dtype."""
+    if w is not None and w.ndim != 1:
+        w = w.reshape(-1)
+    if b is not None and b.ndim != 1:
+        b = b.reshape(-1)
+    rows = x.reshape(-1, d)
+    if x.size >= _GEMV_MIN_SIZE:
+        return _ln_forward(_CPU_XP, rows, w, b, eps, True, False)[0].reshape(x.shape)
+    # _ln_forward(keep=False)'s steps for rows in one block (fewer than _GEMV_MIN_SIZE elements
+    # are: a block holds _LN_BLOCK) whose means are pairwise row sums times 1/d (no gemv
+    # below that size), without its blocking and helper calls: the same ufunc calls on the
+    # same arrays (a few us calls on tiny inputs: the per-call Python is much of the cost)
+    xp = _CPU_XP
+    f = rows.dtype
+    r = rows.shape[0]
+    inv_d = 1.0 / d
+    xhat = xp.empty((r, d), f)  # out is xhat (keep=False)
+    rstd = xp.empty((r, 1), f)
+    rv = rstd[:, 0]
+    xp.add.reduce(rows, axis=1, out=rv)  # the means, parked in rstd's slots
+    rv *= inv_d
+    xp.subtract(rows, rstd, out=xhat)
+    squares = xp.square(xhat)
+    xp.add.reduce(squares, axis=1, out=rv)  # biased variance
+    rv *= inv_d
+    rv += eps
+    xp.divide(xp.sqrt(rv), rv, out=rv)  # rstd; See NOTE [ Overflowed variance ]
+    xhat *= rstd
+    if w is not None:
+        xhat *= w
+    if b is not None:
+        xhat += b
+    return xhat.reshape(x.shape)
+
+
 def _channel_sums(xp, x3):
     """An (N, C, L) array summed over N and L: (C,)."""
     out = _gemv_sum(xp, x3, (0, 2), False)
@@ -2030,6 +2157,25 @@ def batch_norm_kernel(
         stats=stats,
         dense=dense,
     )
+
+
+def plain_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """batch_norm_kernel's result where no node is recorded, for F.batch_norm's no-grad fast
+    path (NOTE [ The no-grad fast path ]): BatchNorm.forward with the CPU's NullCtx, as
+    Function.apply runs it, for a checked float32/float64 CPU input and parameters and
+    statistics of its dtype (the running statistics updated in place while training)."""
+    out = BatchNorm.forward(
+        _CPU.backend.null_ctx,
+        input,
+        weight,
+        bias,
+        eps=eps,
+        training=training,
+        running_mean=running_mean,
+        running_var=running_var,
+        momentum=momentum,
+    )
+    return plain_result(out, _CPU)
 
 
 # grad_fn._saved_<name> of group_norm's node (as torch's): F.group_norm's composite node of a

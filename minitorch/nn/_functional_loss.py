@@ -27,6 +27,7 @@ from minitorch._ops.nn_kernels import (
     SmoothL1Loss,
     binary_cross_entropy_kernel,
     nll_loss_kernel,
+    plain_nll,
 )
 from minitorch._ops.nn_kernels import log_softmax as _log_softmax
 from minitorch._ops.pointwise import Sigmoid
@@ -599,6 +600,12 @@ def nll_loss(
     reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
         ignore_index = _int_arg(ignore_index, "nll_loss_nd")
+    elif weight is None and not (
+        _grad_mode.enabled and input.__class__ is Tensor and input._requires_grad
+    ):
+        out = plain_nll(input, target, ignore_index, reduction, False)  # See NOTE [ The common
+        if out is not None:  # nll_loss without a node ] in minitorch/_ops/nn_kernels.py
+            return out
     return _nll(input, target, weight, ignore_index, reduction)[0]
 
 
@@ -626,6 +633,15 @@ def cross_entropy(
         reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
         ignore_index = _int_arg(ignore_index, "cross_entropy_loss")
+    elif (
+        not (_grad_mode.enabled and input.__class__ is Tensor and input._requires_grad)
+        and weight is None
+        and label_smoothing.__class__ is float
+        and label_smoothing <= 0.0
+    ):
+        out = plain_nll(input, target, ignore_index, reduction, True)  # See NOTE [ The common
+        if out is not None:  # nll_loss without a node ] in minitorch/_ops/nn_kernels.py
+            return out
     if label_smoothing.__class__ is not float:
         check_float("cross_entropy_loss", label_smoothing, "label_smoothing", 6)
     try:

@@ -13,6 +13,7 @@ import numbers
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch import _memory_format as _mf
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import int_list, same_device
 from minitorch._ops.activation import _float_only
 from minitorch._ops.nn_kernels import (
@@ -20,14 +21,18 @@ from minitorch._ops.nn_kernels import (
     batch_norm_kernel,
     group_norm_kernel,
     layer_norm_kernel,
+    plain_batch_norm,
+    plain_layer_norm,
     stats_outputs,
 )
 from minitorch._ops.pointwise_more import rsqrt
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, saved_value, show_saved
-from minitorch.autograd.function import name_node, scalar_node
+from minitorch.autograd.function import fast_path, name_node, plain_result, scalar_node
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
+from minitorch.nn.parameter import Parameter
 
 __all__ = [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
@@ -248,6 +253,19 @@ def batch_norm(
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): batch statistics while
     training (running stats updated with the unbiased variance), running stats otherwise.
     Mirrors torch.nn.functional.batch_norm."""
+    if (  # NOTE [ The no-grad fast path ]: BatchNorm.forward's result, no node recorded
+        input.__class__ is Tensor
+        and not (_grad_state.enabled and _records(input, weight, bias))
+        and input._device is _CPU
+        and training.__class__ is bool
+        and momentum.__class__ is float
+        and eps.__class__ is float
+        and fast_path[0]
+    ):
+        out = _plain_batch_norm(input, running_mean, running_var, weight, bias, training,
+                                momentum, eps)  # fmt: skip
+        if out is not None:
+            return out
     if training:
         if input.ndim == 0:  # torch's Python check reads the size's first entry
             raise IndexError("tuple index out of range")
@@ -484,6 +502,87 @@ def _fusable(input: Tensor, weight, bias) -> bool:
     return True
 
 
+_SHAPE_CLASSES = (tuple, list)  # a module's normalized_shape, F's usual one
+_PLAIN = (Tensor, Parameter)  # (a Parameter opts out of subclass dispatch)
+
+
+def _records(input, weight, bias) -> bool:
+    """Whether input or a plain weight or bias requires grad (the fast paths' first test of
+    layer_norm and batch_norm, where grad mode is on: a training step's call declines at once)."""
+    return (
+        input._requires_grad
+        or (weight.__class__ in _PLAIN and weight._requires_grad)
+        or (bias.__class__ in _PLAIN and bias._requires_grad)
+    )
+
+
+def _plain_param(p, x) -> bool:
+    """Whether p (a weight or bias) suits a no-grad fast path beside the array x: None, or a
+    plain CPU tensor or Parameter of x's dtype (_records said that nothing is recorded)."""
+    return p is None or (p.__class__ in _PLAIN and p._device is _CPU and p._data.dtype is x.dtype)
+
+
+def _plain_layer_norm(input, normalized_shape, weight, bias, eps):
+    """layer_norm on the no-grad fast path (F.layer_norm tested the argument classes and that
+    nothing is recorded), or None where the case is not plain: a non-empty float32/float64
+    input whose last dims are the normalized shape, weight and bias of that shape
+    (_plain_param)."""
+    x = input._data
+    k = len(normalized_shape)
+    n = x.ndim
+    if not k or n < k or x.dtype.char not in "fd" or not x.size:
+        return None
+    d = 1
+    for size, want in zip(x.shape[n - k :], normalized_shape, strict=True):
+        if want.__class__ is not int or size != want:  # (torch's parser refuses a bool)
+            return None
+        d *= size
+    if not (_plain_param(weight, x) and _plain_param(bias, x)):
+        return None
+    w = b = None
+    if weight is not None:
+        w = weight._data
+        if w.shape != x.shape[n - k :]:
+            return None
+    if bias is not None:
+        b = bias._data
+        if b.shape != x.shape[n - k :]:
+            return None
+    return plain_result(plain_layer_norm(x, d, w, b, eps), _CPU)
+
+
+def _plain_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """batch_norm on the no-grad fast path (F.batch_norm tested the argument classes and that
+    nothing is recorded), or None where the case is not plain: a non-empty float32/float64
+    input of at least two dims (more than one value per channel while training), an eps its
+    checks pass, weight and bias (_plain_param) and running statistics (plain CPU tensors, not
+    inference ones) None or of the input's dtype and (C,) shape, both statistics given or
+    (training) neither."""
+    x = input._data
+    shape = x.shape
+    if len(shape) < 2 or not x.size or x.dtype.char not in "fd":
+        return None
+    if training:
+        if eps <= 0.0 or x.size == shape[1] or (running_mean is None) is not (running_var is None):
+            return None
+    elif eps < 0.0 or running_mean is None or running_var is None:  # (a NaN eps passes)
+        return None
+    c = shape[1:2]
+    for p in (weight, bias):
+        if p is not None and not (_plain_param(p, x) and p._data.shape == c):
+            return None
+    for r in (running_mean, running_var):
+        if r is not None and not (
+            r.__class__ is Tensor
+            and r._device is _CPU
+            and r._data.dtype is x.dtype
+            and r._data.shape == c
+            and r._vc.__class__ is list  # (not an inference tensor: BatchNorm.forward's test)
+        ):
+            return None
+    return plain_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
 def _norm_args(op: str, input, weight, bias, eps) -> None:
     """torch's TypeErrors for wrong-typed arguments of layer_norm/rms_norm (schema order)."""
     _arg.tensor(input, op)
@@ -508,6 +607,18 @@ def layer_norm(
     Differences from torch: a row whose variance overflows its dtype gives NaN at every row
     length (torch's float32 CPU kernel gives NaN at most, 0 at some; see NOTE [ Overflowed
     variance ])."""
+    if (  # NOTE [ The no-grad fast path ]: LayerNorm.forward's result, no node recorded
+        input.__class__ is Tensor
+        and not (_grad_state.enabled and _records(input, weight, bias))
+        and input._device is _CPU
+        and normalized_shape.__class__ in _SHAPE_CLASSES
+        and eps.__class__ is float
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+    ):
+        out = _plain_layer_norm(input, normalized_shape, weight, bias, eps)
+        if out is not None:
+            return out
     try:
         if _autocast.state.any_enabled:
             args = (input, normalized_shape, weight, bias, eps)

@@ -117,20 +117,26 @@ class _NormBase(Module):
 class _BatchNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative average: see NOTE [ Running statistics ... ]
-                # torch's factor is a Python float, read in float32 by its half kernels
-                dt = self.running_mean.dtype
-                dt = _dtype.float32 if dt in _dtype.HALF_FLOATS else dt
-                factor = 1.0 / self.num_batches_tracked.to(dt)
-        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
-        keep = not self.training or self.track_running_stats
+        # each registered attribute read once (a buffer or parameter is a Module.__getattr__
+        # call): the same values as reading them where used, nothing here changes them
+        momentum, training = self.momentum, self.training
+        running_mean, running_var = self.running_mean, self.running_var
+        factor = 0.0 if momentum is None else momentum
+        if training and self.track_running_stats:
+            batches = self.num_batches_tracked
+            if batches is not None:
+                batches.add_(1)
+                if momentum is None:  # cumulative average: see NOTE [ Running statistics ... ]
+                    # torch's factor is a Python float, read in float32 by its half kernels
+                    dt = running_mean.dtype
+                    dt = _dtype.float32 if dt in _dtype.HALF_FLOATS else dt
+                    factor = 1.0 / batches.to(dt)
+        use_batch_stats = training or (running_mean is None and running_var is None)
+        keep = not training or self.track_running_stats
         return F.batch_norm(
             input,
-            self.running_mean if keep else None,
-            self.running_var if keep else None,
+            running_mean if keep else None,
+            running_var if keep else None,
             self.weight,
             self.bias,
             use_batch_stats,
