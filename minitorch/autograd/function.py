@@ -1150,7 +1150,8 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     except ValueError as e:
         _raise_broadcast_error(cls, args, e)
     raw = out  # what a forward saved as its output is matched by identity (see _pack_saved)
-    if out.__class__ is not device.backend.array_cls:
+    array_cls = device.backend.array_cls
+    if out.__class__ is not array_cls:
         if out.__class__ is tuple:
             return _apply_general(cls, ctx, device, True, args, kwargs, out, connected=True)
         if isinstance(out, device.backend.scalar_cls):  # NumPy's 0-d results
@@ -1186,6 +1187,9 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
             if vc.__class__ is not list:
                 refuse_inference_save(s)
             packed.append(("in", s, vc, vc[0], 0))
+        elif s.__class__ is array_cls:  # computed in forward: a constant for backward
+            c = _make(s, device, False, None, 0)
+            packed.append(("in", c, c._vc, 0, 0))
         elif s.__class__ is int or s.__class__ is float:  # a number operand (x * 2)
             packed.append(("const", s, _NO_VERSION, 0, 0))
         else:
