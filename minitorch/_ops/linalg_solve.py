@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     check_bool,
     check_tensors,
     not_tensor,
+    on_host,
     quiet,
     type_name,
     wrong_type,
@@ -22,7 +23,7 @@ from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node, saved_value, show_saved
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, fast_path, name_node
 from minitorch.autograd.grad_mode import is_grad_enabled
 
 # fmt: off
@@ -251,8 +252,12 @@ def _lu_raw(xp, a):
     m, n = shape[-2:]
     k = min(m, n)
     batch = shape[:-2]
-    lu = a.reshape((math.prod(batch), m, n)).copy()  # (-1 is ambiguous when m * n == 0)
-    nb = lu.shape[0]
+    nb = math.prod(batch)
+    if a.dtype.char == "d" and 0 < nb * (m * n * k + 64) <= k * _LU_BY_FLOATS and on_host(xp):
+        done = _lu_floats(xp, a, nb, k)  # See NOTE [ Small LU factors in Python floats ]
+        if done is not None:
+            return done
+    lu = a.reshape((nb, m, n)).copy()  # (-1 is ambiguous when m * n == 0)
     rows = xp.arange(nb)
     piv = xp.zeros((nb, k), dtype=xp.int32)
     info = xp.zeros((nb,), dtype=xp.int64)
@@ -269,6 +274,67 @@ def _lu_raw(xp, a):
         lu[:, j + 1 :, j] = col
         lu[:, j + 1 :, j + 1 :] -= col[:, :, None] * lu[:, j, None, j + 1 :]
     return lu.reshape(shape), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+# NOTE [ Small LU factors in Python floats ]
+# _lu_raw's batched loop costs a dozen NumPy calls per column (60 us for a (2, 3, 3) batch,
+# torch's getrf 6 us). For a few float64 host matrices the same steps run on Python floats
+# instead (_lu_floats): the same pivot choice (idamax: the first entry largest in magnitude,
+# a NaN never chosen unless it comes first), the same row swaps, the same division by the pivot
+# (by one where it is zero) and the same update, a - c * u with the product rounded first, each
+# an IEEE double operation as NumPy's elementwise ones are: the same bits. NumPy warns where an
+# update overflows or makes a NaN; Python floats do not, so where any entry of the factor is not
+# finite (which every such step leaves behind: an inf or a NaN never turns finite again under
+# these steps) the NumPy loop runs instead, with its warnings. float32 keeps the NumPy loop
+# (its steps round to float32). Python's cost grows with the batch and the multiply-adds
+# (m * n * min(m, n) a matrix, plus some 64 for its own steps), NumPy's with the columns
+# (min(m, n)): the floats where the first is at most _LU_BY_FLOATS times the second, where they
+# are the faster (3 x 3: 8 us against 60; (4, 6, 6): 210 against 310; (16, 3, 3): NumPy).
+_LU_BY_FLOATS = 256
+
+
+def _lu_floats(xp, a, nb, k):
+    """_lu_raw's (LU, pivots, info) computed on Python floats, or None where an entry of the
+    factor is not finite (NOTE [ Small LU factors in Python floats ])."""
+    mats = a.reshape((nb,) + a.shape[-2:]).tolist()
+    m = len(mats[0])
+    pivs, infos = [], []
+    total = 0.0
+    for rows in mats:
+        piv = []
+        info = 0
+        for j in range(k):
+            p = j
+            best = abs(rows[j][j])
+            for i in range(j + 1, m):
+                v = abs(rows[i][j])
+                if v > best:  # (never true for a NaN, nor past a first NaN)
+                    best, p = v, i
+            piv.append(p + 1)
+            rows[j], rows[p] = rows[p], rows[j]
+            top = rows[j]
+            d = top[j]
+            if d == 0:
+                if not info:
+                    info = j + 1
+                d = 1.0
+            rest = top[j + 1 :]
+            for i in range(j + 1, m):
+                row = rows[i]
+                c = row[j] / d
+                row[j] = c
+                row[j + 1 :] = [x - c * u for x, u in zip(row[j + 1 :], rest, strict=True)]
+        for row in rows:
+            total += sum(row)
+        pivs.append(piv)
+        infos.append(info)
+    if not math.isfinite(total):  # some entry is inf or NaN (or the sum overflowed)
+        return None
+    shape = a.shape
+    batch = shape[:-2]
+    lu = xp.array(mats, dtype=a.dtype).reshape(shape)
+    piv = xp.array(pivs, dtype=xp.int32).reshape(batch + (k,))
+    return lu, piv, xp.array(infos, dtype=xp.int64).reshape(batch)
 
 
 def _idamax(xp, col):
@@ -585,20 +651,20 @@ class SolveTriangular(Function):
     def forward(ctx, a, b, *, upper, unitriangular=False):
         xp = ctx.xp
         x = a._data
-        t = xp.triu(x) if upper else xp.tril(x)
-        if unitriangular:
-            n = x.shape[-1]
-            eye = xp.eye(n, dtype=bool)
-            t = xp.where(eye, xp.asarray(1, dtype=x.dtype), t)
+        n = x.shape[-1]
         try:
-            if t.shape[-1] > 2 * _TRI_BLOCK:
+            if n <= _TRI_MASKED and on_host(xp):  # See NOTE [ Small triangles by one where ]
+                keep, fill = _triangle_masks(n, upper, unitriangular, x.dtype)
+                out = xp.linalg.solve(xp.where(keep, x, fill), b._data)
+            elif n > 2 * _TRI_BLOCK:
+                t = _triangle_raw(xp, x, upper, unitriangular)
                 out = _blocked_substitute(xp, t, b._data, upper)
             else:
-                out = xp.linalg.solve(t, b._data)
+                out = xp.linalg.solve(_triangle_raw(xp, x, upper, unitriangular), b._data)
         except Exception as e:
             if not _is_linalg_error(e):
                 raise
-            out = _substitute(xp, t, b._data, upper)
+            out = _substitute(xp, _triangle_raw(xp, x, upper, unitriangular), b._data, upper)
         ctx.save_for_backward(a, out)
         ctx.upper, ctx.unit = upper, unitriangular
         return out
@@ -612,6 +678,52 @@ class SolveTriangular(Function):
         if ctx.needs_input_grad[0]:
             ga = _triangle(-(gb @ _mT(out)), upper, unit)
         return ga, gb if ctx.needs_input_grad[1] else None
+
+
+def _triangle_raw(xp, x, upper: bool, unit: bool):
+    """The triangle of the array x that a triangular solve reads, with ones on the diagonal if
+    unit."""
+    t = xp.triu(x) if upper else xp.tril(x)
+    if unit:
+        eye = xp.eye(x.shape[-1], dtype=bool)
+        t = xp.where(eye, xp.asarray(1, dtype=x.dtype), t)
+    return t
+
+
+# NOTE [ Small triangles by one where ]
+# NumPy's triu and tril build their mask anew on every call (tri: 4-8 us for a 3 x 3 matrix,
+# more than the solve that follows), then select with where(mask, zeros(1), x). For host
+# matrices up to _TRI_MASKED rows, SolveTriangular's forward selects once from a mask and a fill
+# kept per (n, upper, unit, dtype): x inside the triangle, the fill (0, or 1 on a unit
+# diagonal) outside it; the same values as triu/tril and where. Only the solve reads that
+# triangle (which copies it into LAPACK's buffer: its layout does not matter); the rare error
+# path takes _triangle_raw's.
+_TRI_MASKED = 16
+_TRI_MASKS: dict = {}
+
+
+def _triangle_masks(n: int, upper: bool, unit: bool, dtype):
+    """(keep, fill) for a triangular solve's where: NOTE [ Small triangles by one where ]."""
+    key = (n, upper, unit, dtype)
+    masks = _TRI_MASKS.get(key)
+    if masks is None:
+        xp = _host_xp()
+        rows = xp.arange(n)[:, None]
+        cols = xp.arange(n)[None, :]
+        keep = cols >= rows if upper else cols <= rows
+        fill = xp.zeros((n, n), dtype=dtype)
+        if unit:
+            keep = keep & (cols != rows)
+            fill[rows[:, 0], rows[:, 0]] = 1
+        keep.flags.writeable = fill.flags.writeable = False  # (shared by every call)
+        masks = _TRI_MASKS[key] = (keep, fill)
+    return masks
+
+
+def _host_xp():
+    from minitorch._backend import backend_of, cpu
+
+    return backend_of(cpu).xp
 
 
 # NOTE [ Triangular solves by blocks ]
@@ -1037,7 +1149,7 @@ class LuFactor(Function):
             return grad * 0  # empty matrices: an empty gradient, whatever their shape
         k = min(m, n)
         xp = lu._device.backend.xp
-        p = _make(_unpack_raw(xp, lu._data, ctx.piv)[0], lu._device, False, None)
+        p = _make(_perm_raw(xp, lu._data, ctx.piv), lu._device, False, None)
         square = lu.narrow(-2, 0, k).narrow(-1, 0, k)
         g = grad.narrow(-2, 0, k).narrow(-1, 0, k)
         low = square.tril(-1) + _eye_like(lu, k)
@@ -1094,6 +1206,11 @@ def _pivots_out_of_range(pivots, m):
     if pivots._device.type != "cpu" or not pivots.numel():
         return None
     piv = pivots._data
+    if piv.size <= 64:  # a few pivots: Python's min and max, the same answer
+        flat = piv.ravel().tolist()
+        if min(flat) < 1:
+            return "greater or equal to 1"
+        return "smaller or equal to LU.size(-2)" if max(flat) > m else None
     if (piv < 1).any():
         return "greater or equal to 1"
     if (piv > m).any():
@@ -1105,34 +1222,55 @@ def _unpack(LU, pivots):
     """(P, L, U) from a packed LU (L and U differentiable in LU; P a constant)."""
     m, n = LU.shape[-2:]
     k = min(m, n)
+    p = _perm(LU, pivots)
+    if not fast_path[0]:  # a profile sees every op, as it always did
+        eye = _eye_like(LU, max(m, n)).narrow(-2, 0, m).narrow(-1, 0, k)
+        return p, LU.narrow(-1, 0, k).tril(-1) + eye, LU.narrow(-2, 0, k).triu()
     xp = LU._device.backend.xp
-    p = _make(_unpack_raw(xp, LU._data, pivots._data)[0], LU._device, False, None)
-    eye = _eye_like(LU, max(m, n)).narrow(-2, 0, m).narrow(-1, 0, k)
-    low = LU.narrow(-1, 0, k).tril(-1) + eye
-    up = LU.narrow(-2, 0, k).triu()
+    eye = _make(xp.eye(m, k, dtype=LU._data.dtype), LU._device, False, None)
+    # (a narrow to the whole length is the tensor's own values, its gradient grad's: skipped)
+    low = (LU.narrow(-1, 0, k) if k < n else LU).tril(-1) + eye
+    up = (LU.narrow(-2, 0, k) if k < m else LU).triu()
     return p, low, up
 
 
-def _unpack_raw(xp, lu, piv):
+def _perm(LU, pivots):
+    """P with A = P L U, of LU's dtype and device, from the 1-based pivots (a constant)."""
+    lu = LU._data
+    return _make(_perm_raw(LU._device.backend.xp, lu, pivots._data), LU._device, False, None)
+
+
+def _perm_raw(xp, lu, piv):
+    """_perm's array: the rows of the identity that the row interchanges of piv put in place,
+    as columns (a transposed view, as it always was)."""
     m, n = lu.shape[-2:]
     k = min(m, n)
-    low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
-    up = xp.triu(lu[..., :k, :])
     batch = lu.shape[:-2]
-    perm = xp.broadcast_to(xp.arange(m), batch + (m,)).copy()
     nb = math.prod(batch)  # (a -1 in reshape is ambiguous for empty matrices)
-    flat_perm = perm.reshape((nb, m))
-    flat_piv = piv.reshape((nb, k)).astype(xp.int64) - 1
-    rows = xp.arange(flat_perm.shape[0])
-    for j in range(k):
-        p = flat_piv[:, j]
-        pj = flat_perm[rows, j].copy()
-        flat_perm[rows, j] = flat_perm[rows, p]
-        flat_perm[rows, p] = pj
+    if nb * k <= _PERM_BY_INTS and on_host(xp):  # a few host pivots: Python ints (exact)
+        perms = []
+        for row in piv.reshape((nb, k)).tolist():
+            perm = list(range(m))
+            for j, p in enumerate(row):
+                p -= 1
+                perm[j], perm[p] = perm[p], perm[j]
+            perms.append(perm)
+        perm = xp.array(perms, dtype=xp.int64).reshape(batch + (m,))
+    else:
+        flat_perm = xp.broadcast_to(xp.arange(m), (nb, m)).copy()
+        flat_piv = piv.reshape((nb, k)).astype(xp.int64) - 1
+        rows = xp.arange(nb)
+        for j in range(k):
+            p = flat_piv[:, j]
+            pj = flat_perm[rows, j].copy()
+            flat_perm[rows, j] = flat_perm[rows, p]
+            flat_perm[rows, p] = pj
+        perm = flat_perm.reshape(batch + (m,))
     # P with A = P L U: column j of P^T... P[perm[i], i] = 1
-    eye = xp.eye(m, dtype=lu.dtype)
-    pmat = xp.swapaxes(eye[flat_perm.reshape(batch + (m,))], -1, -2)
-    return pmat, low, up
+    return xp.swapaxes(xp.eye(m, dtype=lu.dtype)[perm], -1, -2)
+
+
+_PERM_BY_INTS = 256  # pivots swapped as Python ints up to this many (NumPy's loop past them)
 
 
 @_exact_out
@@ -1175,8 +1313,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
                 "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
                 "properly pass the result of lu_factor?"
             )
-        # torch reads the first min(m, n) of them, broadcast over LU's batch
-        LU_pivots = LU_pivots.narrow(-1, 0, k).expand(LU_data.shape[:-2] + (k,))
+        # torch reads the first min(m, n) of them, broadcast over LU's batch (read only: where
+        # they are of that shape already, as they are)
+        want = LU_data._data.shape[:-2] + (k,)
+        if LU_pivots._data.shape != want or not fast_path[0]:  # (a profile sees the views)
+            LU_pivots = LU_pivots.narrow(-1, 0, k).expand(want)
         if _pivots_out_of_range(LU_pivots, LU_data.shape[-2]):
             raise RuntimeError(
                 "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
@@ -1205,6 +1346,13 @@ show_saved(
 )
 
 
+def _solve_triangular(A, B, *, upper, unitriangular=False):
+    """linalg_solve_triangular(A, B) (left) for square float32 or float64 A and a B that its
+    checks pass, of A's dtype: its one node, without the checks."""
+    return SolveTriangular.apply(A, B, upper=upper, unitriangular=unitriangular)
+
+
+_SOLVE_DTYPES = (_dtype.float32, _dtype.float64)
 _solve_ex_type = return_types.linalg_solve_ex
 _lu_factor_ex_type = return_types.linalg_lu_factor_ex
 _lu_with_info_type = return_types._lu_with_info
@@ -1312,10 +1460,12 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
             f"Pivots given to lu_solve must all be {bad}. Did you properly pass the result of "
             "lu_factor?"
         )
-    p = _unpack(LU, pivots)[0]
+    p = _perm(LU, pivots)
     # A = P L U. X A = B is A^T X^T = B^T; X A^T = B is A X^T = B^T.
     b = B if left else _mT(B)
     transposed = adjoint == left  # solve with A^T
+    if LU.dtype in _SOLVE_DTYPES:  # solve_triangular's checks pass: its node at once
+        solve_tri = _solve_triangular
     if not transposed:
         y = solve_tri(LU, _mT(p) @ b, upper=False, unitriangular=True)
         x = solve_tri(LU, y, upper=True)
