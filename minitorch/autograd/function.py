@@ -1325,10 +1325,14 @@ def _connect(ctx, args):
         nxt = []
         meta = []
         for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                e, m = _edge_meta(a)
+            if isinstance(a, Tensor) and a._requires_grad:  # _edge_meta, inlined (F.linear)
+                if a._base is not None and a._view_version != a._vc[0]:
+                    _regenerate_view_grad_fn(a)
+                fn = a._grad_fn
+                e = (a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr)
                 nxt.append(e)
-                meta.append(m)
+                d = a._data
+                meta.append(_META[d.shape, d.dtype])
                 needs.append(True)
             else:
                 nxt.append(None)
