@@ -621,6 +621,17 @@ def interpolate(
     ):
         out = _linear_no_grad(input, n, have, sizes, scales, align_corners)
         return _keep_layout(plain_result(out, _CPU), input)
+    if (
+        mode.startswith("nearest")
+        and input.__class__ is Tensor
+        and input._device is _CPU
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+        and not _autocast.state.any_enabled
+        and input._data.flags.c_contiguous
+    ):
+        out = _nearest_no_grad(input, n, have, sizes, scales, mode == "nearest-exact")
+        return _keep_layout(plain_result(out, _CPU), input)
     out = input
     half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
     if half:  # weights and sums in float32, rounded once, as torch's kernels
@@ -672,6 +683,34 @@ def _linear_no_grad(input: Tensor, n: int, have, sizes, scales, align_corners):
         b *= _along(l1, dim)._data
         a += b
         out = a
+    return out
+
+
+# the nearest modes' source indices (read-only int64 arrays), per (input size, output size,
+# scale, exact, shortcuts), for _nearest_no_grad
+_NEAREST_INDICES: dict = {}
+_NEAREST_INDICES_MAX = 256
+
+
+def _nearest_no_grad(input: Tensor, n: int, have, sizes, scales, exact: bool):
+    """What interpolate's loop computes for a nearest mode on a row-major CPU input, as one
+    array, where nothing is recorded: per dim, the last first, index_select's gather of the
+    same source indices (_nearest_index's, kept per geometry), which copies the same elements
+    into a new row-major array. nearest x2 of (2, 3, 8, 8): 36 -> 9 us (best of 2000). NOTE
+    [ The no-grad fast path ]: this one comes after interpolate's checks, which raise torch's
+    errors."""
+    out = input._data
+    shortcuts = not exact and n == 2  # See NOTE [ Unchanged sizes ]
+    for i in range(n - 1, -1, -1):
+        key = (have[i], sizes[i], scales[i], exact, shortcuts)
+        idx = _NEAREST_INDICES.get(key)
+        if idx is None:
+            idx = _nearest_index(have[i], sizes[i], scales[i], exact, shortcuts, input)._data
+            idx.flags.writeable = False
+            if len(_NEAREST_INDICES) >= _NEAREST_INDICES_MAX:
+                _NEAREST_INDICES.clear()
+            _NEAREST_INDICES[key] = idx
+        out = out.take(idx, axis=out.ndim + i - n)
     return out
 
 

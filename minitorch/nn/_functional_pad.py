@@ -14,16 +14,19 @@ import math
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch import _memory_format as _mf
+from minitorch._backend import cpu as _CPU
 from minitorch._factories import full
 from minitorch._ops._common import is_index, not_tensor, zeros_of
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _int_list, _type_name
 from minitorch.autograd.composite import as_node, show_saved
-from minitorch.autograd.function import Function, name_node, saved_uint64
+from minitorch.autograd.function import Function, fast_path, name_node, plain_result, saved_uint64
 from minitorch.autograd.grad_mode import state
 from minitorch.nn import _argcheck as _arg
 
 __all__ = ["pad"]
+
+_CPU_NULL_CTX = _CPU.backend.null_ctx  # the ctx Function.apply gives a forward recording nothing
 
 _SUPPORTED = (
     "Supported combinations for non-constant padding:\n"
@@ -512,6 +515,14 @@ def _constant(input: Tensor, pairs, value) -> Tensor:
         if not input.dtype.is_floating_point and input.dtype is not _dtype.bool:
             value = int(value)
     if grows and all(left >= 0 <= right for _, left, right in pairs):
+        if (  # NOTE [ The no-grad fast path ]: ConstantPadNd.forward, after pad's checks
+            input.__class__ is Tensor
+            and input._device is _CPU
+            and not (input._requires_grad and state.enabled)
+            and fast_path[0]
+        ):
+            out = ConstantPadNd.forward(_CPU_NULL_CTX, input, pairs=tuple(pairs), value=value)
+            return plain_result(out, _CPU)
         return ConstantPadNd.apply(input, pairs=tuple(pairs), value=value)
     out = input
     copied = False

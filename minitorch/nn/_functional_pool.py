@@ -10,6 +10,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, where
 from minitorch._ops._common import (
@@ -23,9 +24,11 @@ from minitorch._ops._common import (
 )
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
+from minitorch._ops.reduction import MeanDim
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node, saved_value, show_saved
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, fast_path, name_node, plain_result
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pad import _tie
@@ -43,6 +46,38 @@ __all__ = [
 
 def _x(sizes) -> str:
     return "x".join(str(s) for s in sizes)
+
+
+# NOTE [ Pooling argument plans ]
+# A pool's argument checks (torch's, in its order) and its geometry depend only on the input's
+# shape and dtype and on the arguments: where these are plain ints (or tuples of ints) and
+# bools, what the checks gave is kept per (op, shape, dtype, arguments) once a call passed them
+# (at most _ARG_PLANS_MAX, then the table starts afresh), and a repeated call goes straight to
+# the kernel with it. An error is never kept: a call that fails takes the checks every time.
+# Exact classes only, since 2 == 2.0 == True would share a key with the arguments torch
+# refuses. An array of divisors (count_include_pad=False with padding, ceil_mode) is kept for
+# a CPU input only, read-only. Timings: NOTE [ Pool plans ] in minitorch/_ops/pool.py.
+_CPU_NULL_CTX = _CPU.backend.null_ctx  # the ctx Function.apply gives a forward recording nothing
+_ARG_PLANS: dict = {}
+_ARG_PLANS_MAX = 512
+
+
+def _plain(v) -> bool:
+    """Whether v is an int or a tuple of ints (exact classes)."""
+    if v.__class__ is int:
+        return True
+    if v.__class__ is not tuple:
+        return False
+    for e in v:
+        if e.__class__ is not int:
+            return False
+    return True
+
+
+def _keep_plan(key, plan) -> None:
+    if len(_ARG_PLANS) >= _ARG_PLANS_MAX:
+        _ARG_PLANS.clear()
+    _ARG_PLANS[key] = plan
 
 
 def pool_out_size(size, k, s, p, d, ceil_mode) -> int:
@@ -271,7 +306,9 @@ def _max_pool1d_size_error(name: str):
 # --- max pooling ---
 
 
-def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+def _max_poolnd(
+    n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, key=None
+):
     op = f"max_pool{n}d"
     if n == 3 and return_indices:  # torch's 3-d wrapper with indices reads input.is_cuda first
         _arg.wrapper_reads(input, "is_cuda", op)
@@ -292,11 +329,19 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, ret
     k, s, pads, d, _ = _pool_geometry(
         input, n, kernel_size, stride, padding, dilation, ceil_mode, op, _empty_check(op), parser
     )
+    # its grad_fn._saved_<name>: the arguments as torch's op takes them
+    given = () if stride is None or isinstance(stride, (list, tuple)) and not stride else s
+    given = (k, given, tuple(lo for lo, _ in pads), d, ceil_mode)
+    if key is not None:  # NOTE [ Pooling argument plans ]
+        _keep_plan(key, (k, s, pads, d, given))
+    return _max_pool_run(input, k, s, pads, d, return_indices, given)
+
+
+def _max_pool_run(input, k, s, pads, d, return_indices, given):
     out = max_pool(input, k, s, pads, d, return_indices)
     node = (out[0] if return_indices else out)._grad_fn
-    if node is not None:  # its grad_fn._saved_<name>: the arguments as torch's op takes them
-        given = () if stride is None or isinstance(stride, (list, tuple)) and not stride else s
-        node.given = (k, given, tuple(lo for lo, _ in pads), d, ceil_mode)
+    if node is not None:
+        node.given = given
     return out
 
 
@@ -320,7 +365,24 @@ def max_pool2d(
 ):
     """Max over 2-d windows of (N, C, H, W) or (C, H, W). Mirrors
     torch.nn.functional.max_pool2d."""
-    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    key = None
+    if (
+        input.__class__ is Tensor
+        and ceil_mode.__class__ is bool
+        and return_indices.__class__ is bool
+        and _plain(kernel_size)
+        and (stride is None or _plain(stride))
+        and _plain(padding)
+        and _plain(dilation)
+    ):  # NOTE [ Pooling argument plans ]
+        xd = input._data
+        key = ("max_pool2d", xd.shape, xd.dtype, kernel_size, stride, padding, dilation, ceil_mode)
+        plan = _ARG_PLANS.get(key)
+        if plan is not None:
+            return _max_pool_run(input, *plan[:4], return_indices, plan[4])
+    return _max_poolnd(
+        2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, key
+    )
 
 
 def max_pool3d(
@@ -498,7 +560,7 @@ def _pool_lengths(n, op, kernel_size, stride, padding, dilation=_AVG):
 
 def _avg_poolnd(
     n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op,
-    out=None,
+    out=None, key=None,
 ):
     if out is not None:
         check_out(out, op, input)
@@ -536,6 +598,12 @@ def _avg_poolnd(
     _check_avg_dtype(input, n)
     size = input.shape[input.ndim - n :]
     divisor = _avg_divisor(input, size, k, s, pads, out_size, count_include_pad, divisor_override)
+    if key is not None:  # NOTE [ Pooling argument plans ]
+        if divisor.__class__ is int:
+            _keep_plan(key, (k, s, pads, divisor))
+        elif input._device is _CPU:  # an array of divisors (the key names the device), which
+            divisor.flags.writeable = False  # the pools only read
+            _keep_plan(key, (k, s, pads, divisor))
     result = avg_pool(input, k, s, pads, divisor)
     return result if out is None else write_out(out, result)
 
@@ -552,6 +620,24 @@ def avg_pool2d(
     out=None,
 ):
     """Mean over 2-d windows. Mirrors torch.nn.functional.avg_pool2d."""
+    key = None
+    if (
+        input.__class__ is Tensor
+        and out is None
+        and not extra
+        and ceil_mode.__class__ is bool
+        and count_include_pad.__class__ is bool
+        and (divisor_override is None or divisor_override.__class__ is int)
+        and _plain(kernel_size)
+        and (stride is None or _plain(stride))
+        and _plain(padding)
+    ):  # NOTE [ Pooling argument plans ]
+        xd = input._data
+        key = ("avg_pool2d", xd.shape, xd.dtype, input._device, kernel_size, stride, padding,
+               ceil_mode, count_include_pad, divisor_override)  # fmt: skip
+        plan = _ARG_PLANS.get(key)
+        if plan is not None:
+            return avg_pool(input, *plan)
     if extra or input is REQUIRED or kernel_size is REQUIRED:
         raise arity_error("avg_pool2d", extra, 7, input=input, kernel_size=kernel_size)
     _check_tensor(input, "avg_pool2d")
@@ -577,6 +663,7 @@ def avg_pool2d(
         divisor_override,
         "avg_pool2d",
         out,
+        key,
     )
 
 
@@ -854,7 +941,7 @@ def _adaptive_avg(input, n, output_size, op):
         # torch's 2-d/3-d pools take a mean for a single output position before any check of
         # the input's rank or sizes: (1, 1, 3, 4, 4, 4) pools its last three dims, an empty
         # window gives NaN, an integer input meets mean's dtype error
-        pooled = input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)  # torch's (-1, -2, ..)
+        pooled = _global_mean(input, n, True)
         return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
@@ -870,8 +957,31 @@ def _adaptive_avg(input, n, output_size, op):
         return as_node(_adaptive_avg_values(input, n, out), name, (input,), saved=(input,))
     # torch takes a mean for a single output position: its backward expands the gradient, with
     # no edge to input (a create_graph gradient does not require grad), where a pool's has one
-    pooled = input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
+    pooled = _global_mean(input, n, False)
     return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
+
+
+def _global_mean(input, n, negative):
+    """input.mean over its last n dims with keepdim, as torch's shortcut takes it (negative:
+    given as -1, -2, ..., which a short input refuses in mean's words). A NumPy-float input of
+    n dims or more goes straight to the MeanDim that mean's own route ends in (its dims
+    normalized the same way): the parse of a dim tuple and of the method's keyword is most of
+    a small pool's cost. NOTE [ The no-grad fast path ] where nothing is recorded."""
+    xd = input._data
+    nd = xd.ndim
+    if nd >= n and xd.dtype.kind == "f":
+        dims = tuple(range(nd - n, nd))
+        if (
+            input._device is _CPU
+            and not (input._requires_grad and _grad_state.enabled)
+            and fast_path[0]
+        ):
+            out = MeanDim.forward(_CPU_NULL_CTX, input, dims=dims, keepdim=True)
+            return plain_result(out, _CPU)
+        return MeanDim.apply(input, dims=dims, keepdim=True)
+    if negative:
+        return input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)  # torch's (-1, -2, ..)
+    return input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
 
 
 def _mean_layout(pooled, input):
