@@ -208,6 +208,18 @@ def einsum(*args):
         equation, operands = _einsum_args(args)
     if _autocast.state.any_enabled:
         return _autocast.call(einsum, _autocast.EINSUM, (equation, *operands))
+    key = None
+    for t in operands:  # plain tensors only: a subclass may show other shapes than its array's
+        if t.__class__ is not Tensor:
+            break
+    else:
+        key = (equation, *[(t._data.shape, t._data.dtype) for t in operands])
+        plan = _PLANS.get(key)
+        if plan is not None:  # NOTE [ Einsum's plans ]
+            if plan[0] is None:  # a permutation of the one operand
+                return name_node(operands[0].permute(plan[1]), "PermuteBackward0")
+            return name_node(Einsum.apply(*operands, eq=plan[0]), plan[1])
+    given = operands
     # (the arrow is found before spaces go: torch's parser reads "- >" as two bad subscripts)
     lhs, arrow, rhs = equation.partition("->")
     eq = equation
@@ -259,16 +271,42 @@ def einsum(*args):
             break
     if len(terms) == 1 and len(terms[0]) == len(out):
         # nothing summed: torch's result is a view of the operand, its dims permuted
-        x = operands[0].permute([terms[0].index(c) for c in out])
-        return name_node(x, "PermuteBackward0")
+        dims = [terms[0].index(c) for c in out]
+        if key is not None and operands[0] is given[0]:  # (not a diagonal)
+            _keep_plan(key, (None, dims))
+        return name_node(operands[0].permute(dims), "PermuteBackward0")
     terms, operands = _einsum_broadcast(terms, operands, ell)
     dt = operands[0].dtype
     if not dt.is_floating_point or any(t.dtype is not dt for t in operands):
         # rare: integer, bool or mixed operands follow torch's pairwise plan
         dt = _plan_dtype(terms, operands, out, ell)
         operands = [cast(t, dt) for t in operands]
-    result = Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
-    return name_node(result, _torch_node_name(terms, out))
+    eq = ",".join(terms) + "->" + out
+    name = _torch_node_name(terms, out)
+    if key is not None and all(t is g for t, g in zip(operands, given, strict=True)):
+        _keep_plan(key, (eq, name))  # (the operands as given: no diagonal, reshape or cast)
+    return name_node(Einsum.apply(*operands, eq=eq), name)
+
+
+def _keep_plan(key, plan):
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[key] = plan
+
+
+# NOTE [ Einsum's plans ]
+# einsum's reading of its equation (terms, ellipsis letters, the implicit output, torch's
+# checks, the node's name) depends on the equation and the operands' shapes and dtypes only,
+# and costs more than the contraction of small operands (einsum('ij,kj->ik') of two (3, 4):
+# ~27 of ~40 us). So the einsums of plain tensors (a subclass may show other shapes than its
+# array's) that end in one Einsum of the operands as given (no diagonal view, no size-1 dim
+# dropped, no cast), or in a permutation of the one operand, keep their equation and node name
+# (or the permutation) under that key (the arrays' dtypes: one each per minitorch dtype), and a
+# later call with the same key goes straight to Einsum.apply or permute (einsum('ij,kj->ik')
+# of two (3, 4): ~35 -> ~18 us): a call that raises is never kept, and a kept one would pass
+# every check again. Up to _MAX_PLANS are kept, then all are forgotten.
+_PLANS: dict = {}
+_MAX_PLANS = 256
 
 
 def _ndim_error(k, term, t):

@@ -944,6 +944,20 @@ def _outer_named(op: str):
     torch's do (x.ger("a")), at outer's cost."""
 
     def outer(input=REQUIRED, vec2=REQUIRED, *extra, out=None):
+        if (
+            vec2.__class__ is Tensor
+            and input.__class__ is Tensor
+            and input._device is _CPU
+            and vec2._device is _CPU
+            and out is None
+            and not extra
+            and not ((input._requires_grad or vec2._requires_grad) and _grad_state.enabled)
+            and fast_path[0]
+        ):  # NOTE [ The no-grad fast path ]: _outer's reshape and product, on the arrays
+            # (float32/float64 vectors of one dtype: outer of two (4,) 3.9 -> 1.4 us)
+            x, y = input._data, vec2._data
+            if x.dtype is y.dtype and x.dtype.char in "fd" and x.ndim == 1 and y.ndim == 1:
+                return plain_result(x.reshape(x.shape[0], 1) * y, _CPU)
         if extra or input is REQUIRED or vec2 is REQUIRED:
             if extra and _called_as_method(op):  # x.ger(v, 1): torch counts without self
                 raise too_many_positional(op, 1 + len(extra), 1)
@@ -1376,8 +1390,50 @@ def trace(input):
     return Trace.apply(input)
 
 
+# NOTE [ Kronecker products without a node ]
+# kron's einsum ('ab,cd->acbd' and its like) sums nothing: each element is one product of an
+# element of each operand, rounded once in the dtype, whatever route computes it. So where
+# nothing is recorded (NOTE [ The no-grad fast path ] in minitorch/autograd/function.py), two
+# plain float32/float64 CPU tensors of one dtype, without out=, are multiplied broadcast (input's
+# dims at the even places, other's at the odd ones) into new row-major memory and reshaped, as
+# the einsum and the reshape give (kron_f32 of two (3, 4): 33 -> 3.0 us).
+
+
+def _plain_kron(a, b, out):
+    """The no-node Kronecker product of NOTE [ Kronecker products without a node ], or None."""
+    if not (
+        a.__class__ is Tensor
+        and b.__class__ is Tensor
+        and a._device is _CPU
+        and b._device is _CPU
+        and out is None
+        and not ((a._requires_grad or b._requires_grad) and _grad_state.enabled)
+        and fast_path[0]
+    ):
+        return None
+    x, y = a._data, b._data
+    if x.dtype is not y.dtype or x.dtype.char not in "fd":
+        return None
+    sa, sb = x.shape, y.shape
+    n = len(sa) - len(sb)
+    if n > 0:
+        sb = (1,) * n + sb
+    elif n < 0:
+        sa = (1,) * -n + sa
+    ia, ib, shape = [], [], []
+    for p, q in zip(sa, sb, strict=True):
+        ia += (p, 1)
+        ib += (1, q)
+        shape.append(p * q)
+    r = _CPU_XP.multiply(x.reshape(ia), y.reshape(ib), order="C")
+    return plain_result(r.reshape(shape), _CPU)
+
+
 def kron(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Kronecker product. Mirrors torch.kron."""
+    fast = None if extra else _plain_kron(input, other, out)  # NOTE [ Kronecker products
+    if fast is not None:  # without a node ]
+        return fast
     if extra or input is REQUIRED or other is REQUIRED:
         raise arity_error("kron", extra, 2, input=input, other=other)
     from minitorch._ops._common import cast

@@ -7,6 +7,7 @@ import numbers
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
     broadcast_pair,
     promote,
@@ -20,7 +21,7 @@ from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented,
 from minitorch._subclass import any_dispatching, dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
+from minitorch.autograd.function import Function, _raise_broadcast_error, fast_path, name_node
 from minitorch.autograd.grad_mode import no_grad
 
 # fmt: off
@@ -286,6 +287,23 @@ def _isclose_integral(xp, x, y, rtol, atol):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """Whether isclose holds everywhere (a Python bool: reads the device). Mirrors
     torch.allclose."""
+    if (
+        input.__class__ is Tensor
+        and other.__class__ is Tensor
+        and input._device is _CPU
+        and other._device is _CPU
+        and rtol.__class__ is float
+        and atol.__class__ is float
+        and equal_nan.__class__ is bool
+        and rtol >= 0
+        and atol >= 0
+        and fast_path[0]
+    ):  # two plain float CPU tensors of one dtype and shape with valid tolerances: _isclose's
+        # kernel without its checks, which pass (allclose of two (3, 4): 14.4 -> 12.4 us)
+        x, y = input._data, other._data
+        if x.dtype is y.dtype and x.dtype.kind == "f" and x.shape == y.shape:
+            close = _CPU.backend.xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+            return bool(close.all())
     close = _isclose(input, other, *_close_args(rtol, atol, equal_nan, "allclose"), "allclose")
     if close._device.type == "meta":  # torch's reads the answer with item()
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
@@ -294,6 +312,18 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 def equal(input=REQUIRED, other=REQUIRED, *extra) -> bool:
     """Same shape and equal values (a Python bool: reads the device). Mirrors torch.equal."""
+    if (
+        input.__class__ is Tensor
+        and other.__class__ is Tensor
+        and input._device is _CPU
+        and other._device is _CPU
+        and input._data.dtype is other._data.dtype
+        and not extra
+        and fast_path[0]
+    ):  # two plain CPU tensors of one dtype: the checks and the promotion below pass them as
+        # they are (equal of two (3, 4): 1.8 -> 1.3 us)
+        x, y = input._data, other._data
+        return x.shape == y.shape and bool((x == y).all())
     if extra or input is REQUIRED or other is REQUIRED:
         raise arity_error("equal", extra, 2, input=input, other=other)
     if getattr(input, "is_meta", False) or getattr(other, "is_meta", False):
