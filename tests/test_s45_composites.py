@@ -304,7 +304,7 @@ def test_addcmul_matches_the_general_route(dtype, value, shapes):
         _same(*_both(lambda: torch.addcmul(x, t1, t2)))
 
 
-def test_addcmul_other_cases_take_the_general_route():
+def test_addcmul_other_cases_take_the_general_route(fresh_once):
     x, a, b = (_make((3, 4), torch.float32, k) for k in (19, 20, 21))
     for fn in (
         lambda: torch.addcmul(x, a, b.double(), value=0.5),
