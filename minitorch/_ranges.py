@@ -488,13 +488,8 @@ def _plain_arange_float(start, end, step, dtype):
         and (step.__class__ is float or step.__class__ is int)
     ):
         return None
-    if dtype is None:
-        dt = _dtype.default_float()
-        if dt is not _dtype.float32 and dt is not _dtype.float64:
-            return None
-    elif dtype is _dtype.float32 or dtype is _dtype.float64:
-        dt = dtype
-    else:
+    dt = _plain_float(dtype)
+    if dt is None:
         return None
     if not (
         -_PLAIN_BOUND <= start <= _PLAIN_BOUND  # (not NaN; an int compared exactly)
@@ -767,18 +762,20 @@ def _linspace_device(xp, start, end, steps: int, dt):
 _PLAIN_BOUND = 2.0**64
 
 
+def _plain_float(dtype):
+    """The float32 or float64 dtype a plain range call computes (dtype=, else the default
+    float); None for any other (NOTE [ Plain range calls ])."""
+    dt = _dtype.default_float() if dtype is None else dtype
+    return dt if dt is _dtype.float32 or dt is _dtype.float64 else None
+
+
 def _plain_linspace(start, end, steps: int, dtype):
     """linspace's float32/float64 values (a host array) for a plain call, or None (NOTE [ Plain
     range calls ]). _linspace_cpu's two halves computed apart: up from start for i < steps // 2,
     down from end after; float64's FMA is _fma_by_int's (every k an integer below 2**24), or the
     plain multiply-add where every product is exact (linspace(0, 1, 3)'s 0.5 * k)."""
-    if dtype is None:
-        dt = _dtype.default_float()
-        if dt is not _dtype.float32 and dt is not _dtype.float64:
-            return None
-    elif dtype is _dtype.float32 or dtype is _dtype.float64:
-        dt = dtype
-    else:
+    dt = _plain_float(dtype)
+    if dt is None:
         return None
     if not (
         1 < steps <= 1 << 24
@@ -941,13 +938,8 @@ def _plain_logspace(start, end, steps: int, base, dtype):
     or None (NOTE [ Plain range calls ]): _logspace_host's, with math.pow called directly (an
     overflow, which _pow turns into inf, and a float32 value past 3e38, whose cast warns
     outside the general route's errstate, give None)."""
-    if dtype is None:
-        dt = _dtype.default_float()
-        if dt is not _dtype.float32 and dt is not _dtype.float64:
-            return None
-    elif dtype is _dtype.float32 or dtype is _dtype.float64:
-        dt = dtype
-    else:
+    dt = _plain_float(dtype)
+    if dt is None:
         return None
     if not (
         1 < steps <= 1 << 24

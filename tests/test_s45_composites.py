@@ -10,17 +10,7 @@ import pytest
 
 import minitorch as torch
 from minitorch.autograd import function
-
-
-class _FullPath:
-    """Turns the fast paths off, as a profile does: the general route's result is the
-    reference."""
-
-    def __enter__(self):
-        function.fast_path[0] = False
-
-    def __exit__(self, *exc):
-        function.fast_path[0] = True
+from tests._fastpath import both, error_of, full_path
 
 
 def _make(shape, dtype, seed, specials=False):
@@ -47,28 +37,11 @@ def _same(fast, full):
     assert f.flags.c_contiguous == g.flags.c_contiguous
 
 
-def _both(fn):
-    """fn() on the fast path (first: it is the one tested) and on the general route."""
-    with torch.no_grad():
-        fast = fn()
-        with _FullPath():
-            full = fn()
-    return fast, full
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (any error: compared by type and message)
-        return type(e), str(e)
-    raise AssertionError("no error")
-
-
 def _same_error(fn):
     with torch.no_grad():
-        fast = _error(fn)
-        with _FullPath():
-            assert fast == _error(fn)
+        fast = error_of(fn)
+        with full_path():
+            assert fast == error_of(fn)
     return fast
 
 
@@ -85,24 +58,24 @@ CROSS = [((4, 3), -1), ((3,), 0), ((2, 3, 5), 1), ((3, 3), 0), ((3, 3), -2), ((0
 def test_cross_matches_the_general_route(dtype, shape, dim):
     a = _make(shape, dtype, 0, specials=dtype.is_floating_point)
     b = _make(shape, dtype, 1)
-    _same(*_both(lambda: torch.linalg.cross(a, b, dim=dim)))
-    _same(*_both(lambda: torch.cross(a, b, dim=dim)))
-    _same(*_both(lambda: a.cross(b, dim=dim)))
-    _same(*_both(lambda: torch.cross(a, a, dim)))
+    _same(*both(lambda: torch.linalg.cross(a, b, dim=dim)))
+    _same(*both(lambda: torch.cross(a, b, dim=dim)))
+    _same(*both(lambda: a.cross(b, dim=dim)))
+    _same(*both(lambda: torch.cross(a, a, dim)))
     if len(shape) == 2:  # non-contiguous and broadcast (expanded) operands
         at, bt = a.t().contiguous().t(), b.t().contiguous().t()
-        _same(*_both(lambda: torch.linalg.cross(at, bt, dim=dim)))
+        _same(*both(lambda: torch.linalg.cross(at, bt, dim=dim)))
         e = b[:1].expand(shape)
-        _same(*_both(lambda: torch.linalg.cross(a, e, dim=dim)))
+        _same(*both(lambda: torch.linalg.cross(a, e, dim=dim)))
     if dim == -1:
-        _same(*_both(lambda: torch.linalg.cross(a, b)))
+        _same(*both(lambda: torch.linalg.cross(a, b)))
 
 
 def test_cross_without_dim_and_broadcasting_as_before(fresh_once):
     a, b = _make((4, 3), torch.float32, 2), _make((1, 3), torch.float32, 3)
-    _same(*_both(lambda: torch.linalg.cross(a, b)))  # (broadcast: the general route)
+    _same(*both(lambda: torch.linalg.cross(a, b)))  # (broadcast: the general route)
     with pytest.warns(UserWarning, match="without specifying the dim arg is deprecated"):
-        fast, full = _both(lambda: torch.cross(a, a * 2))
+        fast, full = both(lambda: torch.cross(a, a * 2))
     _same(fast, full)
 
 
@@ -144,7 +117,7 @@ def test_cross_out_and_recorded_path():
     np.testing.assert_array_equal(g.numpy(), np.cross(y.numpy(), np.ones((4, 3))))
     with torch.no_grad():
         assert torch.linalg.cross(x, y).grad_fn is None
-        _same(*_both(lambda: torch.linalg.cross(x, y)))
+        _same(*both(lambda: torch.linalg.cross(x, y)))
 
 
 # --- kron ---
@@ -158,19 +131,19 @@ KRON = [((3, 4), (3, 4)), ((2,), (3, 4)), ((2, 3, 1), (4,)), ((), (3,)), ((), ()
 def test_kron_matches_the_general_route(dtype, sa, sb):
     a = _make(sa, dtype, 8, specials=dtype.is_floating_point)
     b = _make(sb, dtype, 9, specials=dtype.is_floating_point)
-    _same(*_both(lambda: torch.kron(a, b)))
-    _same(*_both(lambda: torch.kron(b, a)))
-    _same(*_both(lambda: a.kron(b)))
+    _same(*both(lambda: torch.kron(a, b)))
+    _same(*both(lambda: torch.kron(b, a)))
+    _same(*both(lambda: a.kron(b)))
     if len(sa) == 2:
         at = a.t().contiguous().t()  # a transposed layout
-        _same(*_both(lambda: torch.kron(at, b)))
-        _same(*_both(lambda: torch.kron(b, at.t())))
+        _same(*both(lambda: torch.kron(at, b)))
+        _same(*both(lambda: torch.kron(b, at.t())))
 
 
 def test_kron_mixed_dtypes_out_errors_and_recorded_path():
     a, b = _make((2, 3), torch.float32, 10), _make((3,), torch.float64, 11)
-    _same(*_both(lambda: torch.kron(a, b)))  # (promotion: the general route)
-    _same(*_both(lambda: torch.kron(a, b > 0)))
+    _same(*both(lambda: torch.kron(a, b)))  # (promotion: the general route)
+    _same(*both(lambda: torch.kron(a, b > 0)))
     out = torch.empty(4, 9)
     with torch.no_grad():
         r = torch.kron(a, a, out=out)
@@ -189,7 +162,7 @@ def test_kron_mixed_dtypes_out_errors_and_recorded_path():
     (g,) = torch.autograd.grad(z.sum(), x)
     np.testing.assert_allclose(g.numpy(), np.full((2, 3), b.numpy().sum()), rtol=1e-12)
     with torch.no_grad():
-        _same(*_both(lambda: torch.kron(x, b)))
+        _same(*both(lambda: torch.kron(x, b)))
 
 
 # --- outer ---
@@ -200,18 +173,18 @@ def test_kron_mixed_dtypes_out_errors_and_recorded_path():
 def test_outer_matches_the_general_route(dtype, n, m):
     a = _make((n,), dtype, 50, specials=dtype.is_floating_point)
     b = _make((m,), dtype, 51, specials=dtype.is_floating_point)
-    _same(*_both(lambda: torch.outer(a, b)))
-    _same(*_both(lambda: torch.ger(b, a)))
-    _same(*_both(lambda: a.outer(b)))
+    _same(*both(lambda: torch.outer(a, b)))
+    _same(*both(lambda: torch.ger(b, a)))
+    _same(*both(lambda: a.outer(b)))
     c = _make((2 * n,), dtype, 52)[::2]  # a strided vector
-    _same(*_both(lambda: torch.outer(c, b)))
-    _same(*_both(lambda: torch.outer(b, c)))
+    _same(*both(lambda: torch.outer(c, b)))
+    _same(*both(lambda: torch.outer(b, c)))
 
 
 def test_outer_other_cases_take_the_general_route():
     a, b = _make((4,), torch.float32, 53), _make((3,), torch.float32, 54)
-    _same(*_both(lambda: torch.outer(a, b.double())))
-    _same(*_both(lambda: torch.outer(a > 0, b > 0)))
+    _same(*both(lambda: torch.outer(a, b.double())))
+    _same(*both(lambda: torch.outer(a > 0, b > 0)))
     for bad in (
         lambda: torch.outer(a, b.view(3, 1)),
         lambda: torch.outer(a.view(2, 2), b),
@@ -248,9 +221,9 @@ def test_lerp_matches_the_general_route(dtype, w, shapes):
     sa, sb = (BIG[dtype], BIG[dtype]) if shapes == "big" else shapes
     a = _make(sa, dtype, 12, specials=True)
     b = _make(sb, dtype, 13)
-    _same(*_both(lambda: torch.lerp(a, b, w)))
-    _same(*_both(lambda: a.lerp(b, w)))
-    _same(*_both(lambda: torch.lerp(b, a, weight=w)))
+    _same(*both(lambda: torch.lerp(a, b, w)))
+    _same(*both(lambda: a.lerp(b, w)))
+    _same(*both(lambda: torch.lerp(b, a, weight=w)))
 
 
 def test_lerp_other_cases_take_the_general_route():
@@ -262,7 +235,7 @@ def test_lerp_other_cases_take_the_general_route():
         lambda: torch.lerp(a.double(), b.double(), True),
         lambda: torch.lerp(a, b, np.float64(0.3)),
     ):
-        _same(*_both(fn))
+        _same(*both(fn))
     for bad in (
         lambda: torch.lerp(a, torch.ones(5), 0.5),
         lambda: torch.lerp(a, b.double(), 0.5),
@@ -298,10 +271,10 @@ def test_addcmul_matches_the_general_route(dtype, value, shapes):
     sx, s1, s2 = (BIG[dtype],) * 3 if shapes == "big" else shapes
     x = _make(sx, dtype, 16, specials=True)
     t1, t2 = _make(s1, dtype, 17), _make(s2, dtype, 18)
-    _same(*_both(lambda: torch.addcmul(x, t1, t2, value=value)))
-    _same(*_both(lambda: x.addcmul(t1, t2, value=value)))
+    _same(*both(lambda: torch.addcmul(x, t1, t2, value=value)))
+    _same(*both(lambda: x.addcmul(t1, t2, value=value)))
     if value == 1:
-        _same(*_both(lambda: torch.addcmul(x, t1, t2)))
+        _same(*both(lambda: torch.addcmul(x, t1, t2)))
 
 
 def test_addcmul_other_cases_take_the_general_route(fresh_once):
@@ -313,7 +286,7 @@ def test_addcmul_other_cases_take_the_general_route(fresh_once):
         lambda: torch.addcmul(x, a, b, value=torch.tensor(0.5)),
         lambda: torch.addcmul(x, a, b, value=True),
     ):
-        _same(*_both(fn))
+        _same(*both(fn))
     for bad in (
         lambda: torch.addcmul(x, a, torch.ones(5), value=0.5),
         lambda: torch.addcmul(x, a, 2.0),
@@ -348,7 +321,7 @@ def test_equal_matches_the_general_route():
     for x, y in cases:
         with torch.no_grad():
             fast = torch.equal(x, y)
-            with _FullPath():
+            with full_path():
                 full = torch.equal(x, y)
         assert fast is full, (x, y)
     assert torch.equal(a.nan_to_num(), c.nan_to_num()) is True
@@ -370,7 +343,7 @@ def test_allclose_matches_the_general_route(dtype):
                        {"atol": 2.0, "equal_nan": True}):  # fmt: skip
             with torch.no_grad():
                 fast = torch.allclose(x, y, **kwargs)
-                with _FullPath():
+                with full_path():
                     full = torch.allclose(x, y, **kwargs)
             assert fast is full, (x, y, kwargs)
     assert torch.allclose(a, a, equal_nan=True) is True and torch.allclose(a, a) is False
@@ -552,13 +525,13 @@ def test_einsum_errors_are_never_kept(k):
     eq, shapes = EINSUM_BAD[k]
     ops = _einsum_operands(shapes, torch.float32)
     einsum_op._PLANS.clear()
-    first = _error(lambda: torch.einsum(eq, *ops))
+    first = error_of(lambda: torch.einsum(eq, *ops))
     assert einsum_op._PLANS == {}
-    assert _error(lambda: torch.einsum(eq, *ops)) == first
+    assert error_of(lambda: torch.einsum(eq, *ops)) == first
     good = _einsum_operands([(3, 4), (4, 2)], torch.float32)
     torch.einsum("ij,jk->ik", *good)  # kept; the same equation on other shapes is read again
     if eq == "ij,jk->ik":
-        assert _error(lambda: torch.einsum(eq, *ops)) == first
+        assert error_of(lambda: torch.einsum(eq, *ops)) == first
 
 
 def test_einsum_plans_are_bounded_and_per_dtype(device):

@@ -11,18 +11,9 @@ import pytest
 
 import minitorch as torch
 from minitorch.autograd import function
+from tests._fastpath import both, error_of, full_path
 
 F = torch.nn.functional
-
-
-class _FullPath:
-    """Turns the fast paths off, as a profile does (the full path's result is the reference)."""
-
-    def __enter__(self):
-        function.fast_path[0] = False
-
-    def __exit__(self, *exc):
-        function.fast_path[0] = True
 
 
 def same(fast, full):
@@ -33,23 +24,6 @@ def same(fast, full):
     assert fast._version == full._version == 0
     a, b = fast.numpy(), full.numpy()
     assert a.dtype == b.dtype and a.tobytes() == b.tobytes()  # bit for bit (NaN, -0. too)
-
-
-def both(fn):
-    """fn() on the fast path and on the full path, the fast path first."""
-    with torch.no_grad():
-        fast = fn()
-        with _FullPath():
-            full = fn()
-    return fast, full
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 (any error: compared by type and message)
-        return type(e), str(e)
-    raise AssertionError("no error")
 
 
 def scores(shape, dtype, seed, scale=3.0):
@@ -168,9 +142,9 @@ LOSS_ERRORS = [
 def test_loss_errors_are_the_full_paths(k):
     x, t = scores((3, 4), torch.float32, 0), torch.tensor([0, 3, 1])
     with torch.no_grad():
-        fast = _error(lambda: LOSS_ERRORS[k](x, t))
-        with _FullPath():
-            assert fast == _error(lambda: LOSS_ERRORS[k](x, t))
+        fast = error_of(lambda: LOSS_ERRORS[k](x, t))
+        with full_path():
+            assert fast == error_of(lambda: LOSS_ERRORS[k](x, t))
     if k == 0:
         assert fast == (IndexError, "Target 5 is out of bounds.")
 
@@ -305,7 +279,7 @@ def test_layer_norm_off_the_common_case_takes_the_full_path():
         try:
             fast, full = both(fn)
         except RuntimeError as e:  # the mixed dtypes: the full path's error both ways
-            with torch.no_grad(), _FullPath(), pytest.raises(RuntimeError, match=re.escape(str(e))):
+            with torch.no_grad(), full_path(), pytest.raises(RuntimeError, match=re.escape(str(e))):
                 fn()
             continue
         assert fast.dtype == full.dtype and fast.numpy().tobytes() == full.numpy().tobytes()
@@ -330,9 +304,9 @@ LN_ERRORS = [
 def test_layer_norm_errors_are_the_full_paths(k):
     x = scores((3, 4), torch.float32, 0)
     with torch.no_grad():
-        fast = _error(lambda: LN_ERRORS[k](x))
-        with _FullPath():
-            assert fast == _error(lambda: LN_ERRORS[k](x))
+        fast = error_of(lambda: LN_ERRORS[k](x))
+        with full_path():
+            assert fast == error_of(lambda: LN_ERRORS[k](x))
 
 
 def test_layer_norm_records_where_a_parameter_requires_grad():
@@ -364,7 +338,7 @@ def _bn_run(x, training, affine, full, layout=None):
     x = x if layout is None else layout(x)
     with torch.no_grad():
         if full:
-            with _FullPath():
+            with full_path():
                 out = F.batch_norm(x, rm, rv, w, b, training=training, momentum=0.1, eps=1e-5)
         else:
             out = F.batch_norm(x, rm, rv, w, b, training=training, momentum=0.1, eps=1e-5)
@@ -398,7 +372,7 @@ def test_batch_norm_modules_match_the_full_path():
                 bn.train(step < 2)
             with torch.no_grad():
                 fast = mods[0](x * (step + 1))
-                with _FullPath():
+                with full_path():
                     full = mods[1](x * (step + 1))
             same(fast, full)
         for name, t in mods[0].state_dict().items():
@@ -425,7 +399,7 @@ def test_batch_norm_off_the_common_case_takes_the_full_path():
             fast, full = both(fn)
         except Exception as e:  # noqa: BLE001 the full path's error both ways (mixed dtypes,
             # a (3, 1) weight as the full path refused it before, an int training flag)
-            with torch.no_grad(), _FullPath(), pytest.raises(type(e), match=re.escape(str(e))):
+            with torch.no_grad(), full_path(), pytest.raises(type(e), match=re.escape(str(e))):
                 fn()
             continue
         assert fast.dtype == full.dtype and fast.numpy().tobytes() == full.numpy().tobytes()
@@ -451,9 +425,9 @@ BN_ERRORS = [
 def test_batch_norm_errors_are_the_full_paths(k):
     x = scores((4, 3, 5), torch.float32, 0)
     with torch.no_grad():
-        fast = _error(lambda: BN_ERRORS[k](x, torch.zeros(3), torch.ones(3)))
-        with _FullPath():
-            assert fast == _error(lambda: BN_ERRORS[k](x, torch.zeros(3), torch.ones(3)))
+        fast = error_of(lambda: BN_ERRORS[k](x, torch.zeros(3), torch.ones(3)))
+        with full_path():
+            assert fast == error_of(lambda: BN_ERRORS[k](x, torch.zeros(3), torch.ones(3)))
 
 
 def test_batch_norm_records_and_observers_see_it(device):
@@ -530,11 +504,11 @@ def test_gelu_off_the_common_case_as_the_full_path(k):
         try:
             fast = GELU_CALLS[k](x)
         except Exception:  # noqa: BLE001 (compared by type and message)
-            fast = _error(lambda: GELU_CALLS[k](x))
-            with _FullPath():
-                assert fast == _error(lambda: GELU_CALLS[k](x))
+            fast = error_of(lambda: GELU_CALLS[k](x))
+            with full_path():
+                assert fast == error_of(lambda: GELU_CALLS[k](x))
             return
-        with _FullPath():
+        with full_path():
             full = GELU_CALLS[k](x)
     assert fast.dtype == full.dtype and fast.numpy().tobytes() == full.numpy().tobytes()
 
@@ -546,7 +520,7 @@ def test_gelu_records_and_observers_see_it(device):
     out.sum().backward()
     with torch.no_grad():
         fast = F.gelu(x)
-        with _FullPath():
+        with full_path():
             full = F.gelu(x)
         assert F.gelu(x).grad_fn is None
     assert (
