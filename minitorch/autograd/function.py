@@ -1187,11 +1187,11 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
             if vc.__class__ is not list:
                 refuse_inference_save(s)
             packed.append(("in", s, vc, vc[0], 0))
+        elif s.__class__ is int or s.__class__ is float:  # a number operand (x * 2)
+            packed.append(("const", s, _NO_VERSION, 0, 0))
         elif s.__class__ is array_cls:  # computed in forward: a constant for backward
             c = _make(s, device, False, None, 0)
             packed.append(("in", c, c._vc, 0, 0))
-        elif s.__class__ is int or s.__class__ is float:  # a number operand (x * 2)
-            packed.append(("const", s, _NO_VERSION, 0, 0))
         else:
             _pack_saved(ctx, (result,), (raw,))
             return result

@@ -146,6 +146,35 @@ def _lstm_step(xw, h, c, hid, prj):
     return h, c
 
 
+# The fused gates nodes' hidden projection hw = h wt + b (wt = W_hh^T, taken once per direction):
+# Linear's kernel forward, its gradients backward, Linear's node where create_graph recomputes it.
+
+
+def _hidden_forward(xp, h: Tensor, wt: Tensor, b) -> Tensor:
+    """hw as Linear's forward computes it, an internal Tensor (no one else holds it)."""
+    hd = _matmul_bias(xp, h._data, wt._data, None if b is None else b._data)
+    return _make(hd, h._device, False, None)
+
+
+def _hidden_recorded(h: Tensor, wt: Tensor, b) -> Tensor:
+    """hw recorded as Linear's node (create_graph's recompute)."""
+    return Linear.apply(b, h, wt) if b is not None else LinearMm.apply(h, wt)
+
+
+def _hidden_grads(grad, h, wt, need_h: bool, need_wt: bool, need_b: bool) -> tuple:
+    """(gh, gwt, gb) of hw from its gradient, Linear.backward's formulas (None where unneeded)."""
+    gb = grad.sum_to_size(grad.shape[1:]) if need_b else None
+    gh, gwt = _linear_grads(grad, h, wt, need_h, need_wt)
+    return gh, gwt, gb
+
+
+def _hidden_grads_data(xp, grad, h, wt, need_h: bool, need_wt: bool, need_b: bool) -> tuple:
+    """_hidden_grads on arrays (Linear's data-level backward): the same bits."""
+    gb = sum_array(xp, grad, (0,), False) if need_b else None
+    gh, gwt = _linear_grads_data(xp, grad, h, wt, need_h, need_wt)
+    return gh, gwt, gb
+
+
 class _LSTMGates(Function):
     """(h, c') from the gates' two projections hw + xw = (i, f, g, o) and c: c' = sig(f) c +
     sig(i) tanh(g), h = sig(o) tanh(c'). Fused (one node instead of eleven) for the folded LSTM
@@ -167,8 +196,7 @@ class _LSTMGates(Function):
         xp = ctx.xp
         if hw is None:
             needs = ctx.needs_input_grad  # (Linear's: each operand only for the other's grad)
-            hd = _matmul_bias(xp, h._data, wt._data, None if b is None else b._data)
-            hw = _make(hd, h._device, False, None)  # (internal: no one else holds it)
+            hw = _hidden_forward(xp, h, wt, b)
             ctx.save_for_backward(hw, xw, c, h if needs[4] else None, wt if needs[3] else None)
             ctx._hwb = (h, wt, b)  # (for create_graph, which recomputes hw)
         else:
@@ -190,8 +218,7 @@ class _LSTMGates(Function):
         fused = len(saved) == 5
         if grad_state.enabled:  # create_graph: the activations as functions of the gates
             if fused:  # (and hw as a function of h, W_hh and b_hh)
-                h, wt, b = ctx._hwb
-                hw = Linear.apply(b, h, wt) if b is not None else LinearMm.apply(h, wt)
+                hw = _hidden_recorded(*ctx._hwb)
             i, f, g, o = (hw + xw).unsafe_chunk(4, 1)
             i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
             tc = (f * c + i * g).tanh()
@@ -212,8 +239,7 @@ class _LSTMGates(Function):
         gc = gc * f if needs[2] else None
         if not fused:
             return grad, grad, gc
-        gb = grad.sum_to_size(grad.shape[1:]) if needs[5] else None  # (Linear.backward's)
-        gx, gwt = _linear_grads(grad, saved[3], saved[4], needs[3], needs[4])
+        gx, gwt, gb = _hidden_grads(grad, saved[3], saved[4], needs[3], needs[4], needs[5])
         return None, grad, gc, gx, gwt, gb
 
     @staticmethod
@@ -237,8 +263,9 @@ class _LSTMGates(Function):
         gc = gc * f if needs[2] else None
         if len(saved) == 3:
             return grad, grad, gc
-        gb = sum_array(xp, grad, (0,), False) if needs[5] else None  # (Linear's)
-        gx, gwt = _linear_grads_data(xp, grad, saved[3], saved[4], needs[3], needs[4])
+        gx, gwt, gb = _hidden_grads_data(
+            xp, grad, saved[3], saved[4], needs[3], needs[4], needs[5]
+        )
         return None, grad, gc, gx, gwt, gb
 
 
@@ -279,13 +306,12 @@ class _GRUGates(Function):
         xp = ctx.xp
         if hw is None:
             needs = ctx.needs_input_grad  # (Linear's: each operand only for the other's grad)
-            hd = _matmul_bias(xp, h._data, wt._data, None if b is None else b._data)
-            hw = _make(hd, h._device, False, None)  # (internal: no one else holds it)
+            hw = _hidden_forward(xp, h, wt, b)
             ctx.save_for_backward(hw, xw, h if needs[3] else None, wt if needs[5] else None)
             ctx._wtb = (wt, b)  # (for create_graph, which recomputes hw)
         else:
-            hd = hw._data
             ctx.save_for_backward(hw, xw)
+        hd = hw._data
         xd = xw._data
         k = hd.shape[1] // 3
         h_n = hd[:, 2 * k :]
@@ -304,8 +330,7 @@ class _GRUGates(Function):
         fused = len(saved) == 4
         if grad_state.enabled:  # create_graph: the gates as functions of the inputs
             if fused:  # (and hw as a function of h, W_hh and b_hh)
-                (wt, b), h = ctx._wtb, ctx._h
-                hw = Linear.apply(b, h, wt) if b is not None else LinearMm.apply(h, wt)
+                hw = _hidden_recorded(ctx._h, *ctx._wtb)
             x_r, x_z, x_n = xw.unsafe_chunk(3, 1)
             h_r, h_z, h_n = hw.unsafe_chunk(3, 1)
             r = (h_r + x_r).sigmoid()
@@ -321,11 +346,10 @@ class _GRUGates(Function):
         g_z = SigmoidBackward.apply(gv * u, z)
         needs = ctx.needs_input_grad
         g_xw = cat([g_r, g_z, gn], 1)
-        if not fused:
-            return cat([g_r, g_z, gn * r], 1), g_xw, gu if needs[2] else None
         grad = cat([g_r, g_z, gn * r], 1)
-        gb = grad.sum_to_size(grad.shape[1:]) if needs[4] else None  # (Linear.backward's)
-        gx, gwt = _linear_grads(grad, saved[2], saved[3], needs[5], needs[3])
+        if not fused:
+            return grad, g_xw, gu if needs[2] else None
+        gx, gwt, gb = _hidden_grads(grad, saved[2], saved[3], needs[5], needs[3], needs[4])
         return None, g_xw, gu if needs[2] else None, gwt, gb, gx
 
     @staticmethod
@@ -345,8 +369,9 @@ class _GRUGates(Function):
         g_xw = xp.concatenate((g_r, g_z, gn), 1)
         if len(saved) == 2:
             return grad, g_xw, gu if needs[2] else None
-        gb = sum_array(xp, grad, (0,), False) if needs[4] else None  # (Linear's)
-        gx, gwt = _linear_grads_data(xp, grad, saved[2], saved[3], needs[5], needs[3])
+        gx, gwt, gb = _hidden_grads_data(
+            xp, grad, saved[2], saved[3], needs[5], needs[3], needs[4]
+        )
         return None, g_xw, gu if needs[2] else None, gwt, gb, gx
 
 
