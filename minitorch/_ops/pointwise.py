@@ -10,7 +10,9 @@ import operator as _operator
 from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_positional
 from minitorch._backend import cpu as _CPU
+from minitorch._backend import host_blas
 from minitorch._ops._common import (
+    _fma64,
     _OperandTypeError,
     called_by_operator,
     cast,
@@ -471,12 +473,36 @@ def _plain_fused(input, other, alpha, negate):
     alpha; None where the full path must run (its checks, an alpha out of the dtype's range,
     shapes that do not broadcast)."""
     cls = alpha.__class__
-    if (cls is float or cls is int) and input._data.dtype.char in "fd":
+    if cls is not float and cls is not int:
+        return None
+    char = input._data.dtype.char
+    if char == "f" and other._data.size < _AXPY_MIN["f"]:
+        # _fused_numpy's float32 sum, without its errstate (~1.3 us): a kernel warning of this
+        # module is filtered (minitorch/__init__), one that raises (np.seterr, warnings made
+        # errors) takes the route below, as quiet as before. (other's size: below it
+        # fused_multiply_add takes no BLAS axpy)
+        try:
+            a = float(_F32(-alpha if negate else alpha))
+            return (other._data.astype("float64") * a + input._data).astype("float32")
+        except Exception:
+            pass
+    elif char == "d" and other._data.size < _AXPY_MIN["d"]:  # float64: the same for _fma64
+        try:
+            a = float(_F64(-alpha if negate else alpha))
+            return _fma64(_CPU_XP, other._data, a, input._data)
+        except Exception:
+            pass
+    if char in "fd":
         try:
             return _fused_alpha(input, other, alpha, negate)
         except Exception:  # the full path raises torch's error
             return None
     return None
+
+
+_F32 = _CPU_XP.float32
+_F64 = _CPU_XP.float64
+_AXPY_MIN = host_blas.AXPY_MIN  # (the dict itself, as minitorch/_ops/_common.py reads it)
 
 
 def _fused_alpha(input, other, alpha, negate):
@@ -1328,6 +1354,31 @@ class Pow(Function):
         return ga, gb
 
 
+class PowNumberBase(Pow):
+    """out = number ** b, Pow with a Python number base made a 0-d tensor: torch's PowBackward2,
+    whose grad_fn._saved_self is the number itself (an int stays an int: 2 ** x saves 2), with no
+    _raw_saved_self, and whose next_functions list the exponent's edge alone."""
+
+    _node_name = "PowBackward2"
+    _edges = (1,)
+    _saved_names = ("base", "exponent", "result")  # (the base's tensor: not shown)
+    _saved_attrs = {"self": lambda node: node.number_base}
+    _saved_shown = {"PowBackward2": ("self", "exponent", "result")}
+
+
+def _saved_number(b):
+    """A number base as torch's PowBackward2 saves it: its Scalar read back into Python (NumPy's
+    integers as int, its other real numbers as float, np.True_ as 1.0)."""
+    cls = b.__class__
+    if cls is int or cls is float or cls is bool or cls is complex:
+        return b
+    if isinstance(b, numbers.Integral):
+        return int(b)
+    if isinstance(b, numbers.Complex) and not isinstance(b, numbers.Real):
+        return complex(b)
+    return float(b)
+
+
 def _int_pow(xp, a, b):
     """a ** b for integers with some b < 0, as torch computes it: 1 ** b = 1, (-1) ** b = +-1 by
     b's parity, and 0 for every other base (the truncated 1 / a ** |b|)."""
@@ -1412,14 +1463,17 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
             raise _pow_arguments(input, exponent)
         if input.__class__ is exponent._device.backend.array_cls:
             raise _pow_arguments(input, exponent)
+        base = input
         input = weak_scalar(input, exponent, "pow")
     a, b, dt = promote(input, exponent, "pow")
     if dt is _dtype.bool:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-    result = Pow.apply(a, b)
     if number_base:  # torch's node for number ** tensor
-        result = name_node(result, "PowBackward2", shown=(1,))
-    return _out(result, out)
+        result = PowNumberBase.apply(a, b)
+        if result._grad_fn is not None:
+            result._grad_fn.number_base = _saved_number(base)
+        return _out(result, out)
+    return _out(Pow.apply(a, b), out)
 
 
 # --- unary math ---

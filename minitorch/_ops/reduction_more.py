@@ -33,12 +33,14 @@ from minitorch._ops._parser_errors import (
 )
 from minitorch._ops.indexing import saved_arg, saved_sizes, saved_watched
 from minitorch._ops.reduction import (
+    _GEMV_MIN_SIZE,
     _accumulate_dtype,
     _argument_error,
     _check_nonempty,
     _const,
     _drop,
     _keepdim,
+    _keepdim_data,
     _numel,
     _out,
     _saved_given_dims,
@@ -55,7 +57,9 @@ from minitorch.autograd.composite import as_node, show_saved
 from minitorch.autograd.function import (
     Function,
     check_watched,
+    fast_path,
     name_node,
+    plain_result,
     saved_uint64,
     watch_index,
 )
@@ -147,6 +151,8 @@ def _count_nonzero_error(input, dim, extra, unknown) -> TypeError:
 
 # --- variance and standard deviation ---
 
+_CPU_NULL_CTX = cpu.backend.null_ctx  # the ctx Function.apply gives a forward recording nothing
+
 
 def _moments(ctx, x, dims, keepdim, correction, welford=False):
     """(sum of squared deviations / dof) over dims, with torch's warning and inf/nan at dof <= 0;
@@ -160,11 +166,18 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
     half = opmath_dtype(xdt) if xdt.itemsize < 4 else None  # (_accumulate_dtype, no call for 4+)
     acc = "float64" if xdt.kind == "f" and xdt.itemsize == 4 or half is not None else None
     dt = acc or xdt
-    n = _numel(x.shape, dims)
+    n = x.shape[dims[0]] if dims is not None and len(dims) == 1 else _numel(x.shape, dims)
     dof = n - correction
     ctx.dof = dof
     if n == 0:
         ss = xp.zeros(keep_shape(x.shape, dims), dtype=dt)
+    elif dims is None and dof > 0 and not keepdim and half is None and not welford:
+        # x.var(), x.std(): the two-pass kernel below on NumPy scalars (the same sums and
+        # quotients, in the same dtypes: no (1, 1) arrays to divide, reshape and check)
+        m = xp.add.reduce(x, axis=None) / n
+        d = xp.subtract(x, m, dtype=acc) if acc is not None else x - m
+        v = xp.add.reduce(xp.multiply(d, d, out=d) if d.ndim else d * d, axis=None) / dof
+        return xp.asarray(v, dtype=dt)
     elif x.size == n and half is None and not welford:
         # one output in float32/64: torch's two-pass kernel (std_var_all_cpu): the mean in x's
         # own dtype, then the squared deviations from it in double. A float32 mean's rounding
@@ -190,14 +203,20 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
             first = tuple(
                 slice(0, 1) if dims is None or i in dims else slice(None) for i in range(x.ndim)
             )
-        if acc is not None:
+        if acc is not None and xdt.kind == "f":  # (x widened exactly in the subtraction)
+            d = xp.subtract(x, x[first], dtype=acc)
+        elif acc is not None:  # (bfloat16: widened first)
             d = x.astype(acc)
             d -= x[first]
         else:
             d = x - x[first]
         d -= xp.add.reduce(d, axis=dims, keepdims=True) / n
         # (a 0-d input's d is a NumPy scalar, which takes no out=)
-        ss = xp.add.reduce(xp.multiply(d, d, out=d) if d.ndim else d * d, axis=dims, keepdims=True)
+        sq = xp.multiply(d, d, out=d) if d.ndim else d * d
+        if dof > 0:  # the sums of squares in the result's shape: no reshape below
+            v = xp.add.reduce(sq, axis=dims, keepdims=keepdim) / dof
+            return row_major(xp, xp.asarray(v, dtype=dt))
+        ss = xp.add.reduce(sq, axis=dims, keepdims=True)
     if dof <= 0:  # the public function warned
         v = xp.where(ss > 0, xp.asarray(math.inf, dtype=dt), xp.asarray(math.nan, dt))
     else:
@@ -235,6 +254,11 @@ class Var(Function):
         (a,) = ctx._stored_tensors
         return _var_backward(_keepdim(grad, ctx), a, ctx)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (x,) = ctx._stored_arrays()
+        return _var_backward_data(_keepdim_data(grad, ctx), x, ctx)
+
 
 def _var_backward(grad, a, ctx):
     """(2 / dof) * grad * (a - mean), multiplied in torch's order (it shows in half precision).
@@ -251,6 +275,32 @@ def _var_backward(grad, a, ctx):
         return grad * where(a == m, math.nan, math.inf)
     scale = 2.0 / ctx.grad_dof if ctx.grad_dof != 0 else math.inf
     return grad * scale * (a - m)
+
+
+def _var_backward_data(grad, x, ctx):
+    """_var_backward on arrays (NOTE [ Data-level backward ]): the same products in the same
+    order, with mean()'s kernel for the mean (its small-array route: a sum over n), for a
+    float32/float64 input of fewer than _GEMV_MIN_SIZE elements reduced over all dims or one,
+    at dof > 0 for a full reduction; NotImplemented for the rest (the Tensor formula)."""
+    dims = ctx.dims
+    if x.dtype.char not in "fd" or grad.dtype != x.dtype or x.size >= _GEMV_MIN_SIZE:
+        return NotImplemented
+    if dims is None:
+        n = x.size
+    elif len(dims) == 1:
+        n = x.shape[dims[0]]
+    else:
+        return NotImplemented
+    if ctx.grad_dof is None:
+        if ctx.dof <= 0:
+            return NotImplemented
+        scale = 2.0 / ctx.dof
+    elif n == 0:
+        return NotImplemented
+    else:
+        scale = 2.0 / ctx.grad_dof if ctx.grad_dof != 0 else math.inf
+    m = ctx.xp.add.reduce(x, axis=dims, keepdims=True) / n  # (Mean.forward's array, keepdim)
+    return grad * scale * (x - m)
 
 
 class Std(Function):
@@ -279,19 +329,40 @@ class Std(Function):
         safe = where(zero, 1.0, out)  # no inf in the unused branch: its gradient would be nan
         return _var_backward(where(zero, 0.0, _keepdim(grad, ctx) / (safe * 2)), a, ctx)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        x, out = ctx._stored_arrays()
+        if x.dtype.char not in "fd" or grad.dtype != x.dtype:  # (before the arithmetic below)
+            return NotImplemented
+        xp = ctx.xp
+        out = _keepdim_data(out, ctx)
+        zero = out == 0
+        safe = xp.where(zero, 1.0, out)
+        grad = xp.where(zero, 0.0, _keepdim_data(grad, ctx) / (safe * 2))
+        return _var_backward_data(grad, x, ctx)
+
+
+def _common_dims(x, dim, keepdim):
+    """(dims, keepdim, grad_dof) of the common calls, which skip _var_args' parse: x.var(),
+    x.var(d[, keepdim]) with an int d in range and a bool keepdim, of a float16/32/64 array x
+    with more than one element to reduce (unbiased and correction not given); None for the
+    others."""
+    if x.dtype.kind != "f":
+        return None
+    if dim is _MISSING:
+        if keepdim is _MISSING and x.size > 1:
+            return None, False, None
+    elif dim.__class__ is int and (keepdim is _MISSING or keepdim.__class__ is bool):
+        if -x.ndim <= dim < x.ndim and x.shape[dim] > 1:
+            return (dim % x.ndim,), keepdim is True, x.shape[dim] - 1
+    return None
+
 
 def _var_args(op, input, dim, unbiased, keepdim, correction):
-    if unbiased is _MISSING and correction is None and input.__class__ is Tensor and (
-        input._data.dtype.kind == "f"
-    ):  # The common calls skip the parse below: x.var(), x.var(d[, keepdim]) with an int d in
-        # range and a bool keepdim, of a float16/32/64 x with more than one element to reduce
-        x = input._data
-        if dim is _MISSING:
-            if keepdim is _MISSING and x.size > 1:
-                return None, False, 1, None
-        elif dim.__class__ is int and (keepdim is _MISSING or keepdim.__class__ is bool):
-            if -x.ndim <= dim < x.ndim and x.shape[dim] > 1:
-                return (dim % x.ndim,), keepdim is True, 1, x.shape[dim] - 1
+    if unbiased is _MISSING and correction is None and input.__class__ is Tensor:
+        plan = _common_dims(input._data, dim, keepdim)
+        if plan is not None:
+            return plan[0], plan[1], 1, plan[2]
     # (unbiased is _MISSING where not given: a None given is refused below, as torch's
     # overloads take a bool only: var(x, 0, None))
     if keepdim is _MISSING:
@@ -367,6 +438,21 @@ def var(
     out=None,
 ):  # fmt: skip
     """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
+    if (  # NOTE [ The no-grad fast path ]: Var.forward, with apply's ctx for no node
+        input.__class__ is Tensor
+        and input._device is cpu
+        and not (input._requires_grad and state.enabled)
+        and unbiased is _MISSING
+        and correction is None
+        and out is None
+        and not extra
+        and fast_path[0]
+    ):
+        plan = _common_dims(input._data, dim, keepdim)
+        if plan is not None:
+            dims, keepdim, g = plan
+            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
+            return plain_result(Var.forward(_CPU_NULL_CTX, input, **args), cpu)
     if extra:  # (input REQUIRED, extra: torch's parser wording, as sum's)
         args = (input, dim, unbiased, keepdim, *extra)
         raise extra_positional_error("var", args, correction=correction, out=out)
@@ -383,6 +469,21 @@ def std(
     out=None,
 ):  # fmt: skip
     """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
+    if (  # NOTE [ The no-grad fast path ]: Std.forward, with apply's ctx for no node
+        input.__class__ is Tensor
+        and input._device is cpu
+        and not (input._requires_grad and state.enabled)
+        and unbiased is _MISSING
+        and correction is None
+        and out is None
+        and not extra
+        and fast_path[0]
+    ):
+        plan = _common_dims(input._data, dim, keepdim)
+        if plan is not None:
+            dims, keepdim, g = plan
+            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
+            return plain_result(Std.forward(_CPU_NULL_CTX, input, **args), cpu)
     if extra:  # (input REQUIRED, extra: torch's parser wording, as sum's)
         args = (input, dim, unbiased, keepdim, *extra)
         raise extra_positional_error("std", args, correction=correction, out=out)
@@ -401,7 +502,7 @@ def _keep_given(result, dim, unbiased, correction):
     node = result._grad_fn
     if node is None:
         return
-    node.given_dim = _mean_dim(dim)
+    node.given_dim = None if dim is _MISSING or dim.__class__ is bool else dim  # (_mean_dim)
     if correction is None:
         if isinstance(dim, bool):  # var(x, unbiased)
             correction = int(dim)
@@ -426,6 +527,23 @@ def var_mean(
 ):  # fmt: skip
     """(var, mean) over dims. Mirrors torch.var_mean (which takes no out=, though its docs list
     one: a TypeError there too)."""
+    if (  # NOTE [ The no-grad fast path ]: the general route's kernels, without its nodes
+        input.__class__ is Tensor
+        and input._device is cpu
+        and not (input._requires_grad and state.enabled)
+        and unbiased is _MISSING
+        and correction is None
+        and not unknown
+        and fast_path[0]
+    ):
+        plan = _common_dims(input._data, dim, keepdim)
+        if plan is not None:
+            dims, keepdim, g = plan
+            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
+            first = plain_result(Var.forward(_CPU_NULL_CTX, input, welford=True, **args), cpu)
+            m = mean(input, None if dim is _MISSING else dim, keepdim)
+            _welford_mean(input, m, dims)
+            return first, m
     if unknown:
         raise _no_overload("var_mean", input, dim, unbiased, keepdim, correction, unknown)
     # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
@@ -491,6 +609,23 @@ def std_mean(
     input, dim=_MISSING, unbiased=_MISSING, keepdim=_MISSING, *, correction=None, **unknown
 ):  # fmt: skip
     """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
+    if (  # NOTE [ The no-grad fast path ]: the general route's kernels, without its nodes
+        input.__class__ is Tensor
+        and input._device is cpu
+        and not (input._requires_grad and state.enabled)
+        and unbiased is _MISSING
+        and correction is None
+        and not unknown
+        and fast_path[0]
+    ):
+        plan = _common_dims(input._data, dim, keepdim)
+        if plan is not None:
+            dims, keepdim, g = plan
+            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
+            first = plain_result(Std.forward(_CPU_NULL_CTX, input, welford=True, **args), cpu)
+            m = mean(input, None if dim is _MISSING else dim, keepdim)
+            _welford_mean(input, m, dims)
+            return first, m
     if unknown:
         raise _no_overload("std_mean", input, dim, unbiased, keepdim, correction, unknown)
     dims, keepdim, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)

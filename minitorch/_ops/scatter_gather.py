@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
 from minitorch._call_site import passed_by_keyword
 from minitorch._ops._common import (
@@ -391,12 +391,35 @@ def scatter(
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves it
     unspecified); reduce='multiply' combines duplicates in an order that may differ by device.
     """
+    return _scatter_call(input, dim, index, src, extra, value, reduce, out, None)
+
+
+def scatter_by(op: str, input, dim, index, args: tuple, src, value, reduce):
+    """scatter (op "scatter") or scatter_ ("scatter_") of a caller that tells how src came: the
+    Tensor methods' entry (NOTE [ A number src by keyword ]). args: the arguments given by
+    position after index (src first, then any extra); src: the one given by keyword, NOT_GIVEN
+    where none."""
+    if src is NOT_GIVEN:
+        keyword = False
+        src, args = (args[0], args[1:]) if args else (None, ())
+    elif args:  # Python's error for src given twice, which the methods' wrapper words as torch's
+        raise TypeError(f"{op}() got multiple values for argument 'src'")
+    else:
+        keyword = True
+    if op == "scatter":
+        return _scatter_call(input, dim, index, src, args, value, reduce, None, keyword)
+    return _scatter_inplace(input, dim, index, src, args, value, reduce, keyword)
+
+
+def _scatter_call(input, dim, index, src, extra, value, reduce, out, keyword):
+    """scatter's work; keyword: whether src came by keyword (None: not known, the call site
+    says where src is a number)."""
     named = (("input", input), ("dim", dim), ("index", index), ("src", src))
     named += (("value", value), ("reduce", reduce), ("out", out))
     if extra:
         raise _extra_error("scatter", named, extra)
     if src is not None and (src.__class__ is not Tensor or value is not None):
-        _src_number_by_keyword(src, "scatter", named)
+        _src_number_by_keyword(src, "scatter", named, keyword)
     try:
         result = _scatter(input, dim, index, src, value, reduce)
     except (AttributeError, TypeError) as e:  # NOTE [ Overloaded reductions ]: its overloads
@@ -416,11 +439,24 @@ def _extra_error(op: str, named, extra: tuple) -> TypeError:
     return overload_error(op, *OVERLOADS[op], with_extra(named[:4], extra) + keywords)
 
 
-def _src_number_by_keyword(src, op: str, named) -> None:
+# NOTE [ A number src by keyword ]
+# torch's scatter takes a number as its value: by position (x.scatter(1, i, 1.0)) or as value=,
+# never as src= (x.scatter(1, i, src=1.0) fits no overload). A function of the signature
+# (input, dim, index, src=None, ...) receives both calls alike, so the public functions ask the
+# call site (passed_by_keyword: a walk of the stack and a read of the caller's bytecode, ~3 us)
+# for a number src. scatter_by is the entry for a caller that knows, a method taking
+# (dim, index, *args, src=NOT_GIVEN, ...): the common one-hot x.scatter_(1, i, 1.0) then looks
+# at no frame.
+
+
+def _src_number_by_keyword(src, op: str, named, keyword=None) -> None:
     """torch's TypeError for a number passed as src= (only value= or a positional number takes
-    one), or a src beside value= (x.scatter(1, i, 1.5, value=1.5)): the call fits no overload."""
+    one), or a src beside value= (x.scatter(1, i, 1.5, value=1.5)): the call fits no overload.
+    keyword: whether src came by keyword, None where the caller cannot tell (the call site
+    says: NOTE [ A number src by keyword ])."""
     if named[4][1] is not None or (  # (named[4]: value's pair)
-        not isinstance(src, Tensor) and passed_by_keyword("src", op)
+        not isinstance(src, Tensor)
+        and (keyword if keyword is not None else passed_by_keyword("src", op))
     ):
         from minitorch._ops._parser_errors import parsed_error
 
@@ -470,12 +506,17 @@ def _warn_reduce_deprecated() -> None:
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *extra, value=None, reduce=None):
     """In-place scatter. Mirrors torch.Tensor.scatter_."""
+    return _scatter_inplace(input, dim, index, src, extra, value, reduce, None)
+
+
+def _scatter_inplace(input, dim, index, src, extra, value, reduce, keyword):
+    """scatter_'s work; keyword as _scatter_call's."""
     named = (("input", input), ("dim", dim), ("index", index), ("src", src))
     named += (("value", value), ("reduce", reduce))
     if extra:
         raise _extra_error("scatter_", named, extra)
     if src is not None and (src.__class__ is not Tensor or value is not None):
-        _src_number_by_keyword(src, "scatter_", named)
+        _src_number_by_keyword(src, "scatter_", named, keyword)
     others = (src,) if isinstance(src, Tensor) else ()
     try:
         return apply_inplace(
