@@ -287,28 +287,6 @@ def test_no_referencecycles():
     assert cycles(lambda: step(True)) == 0
 
 
-def test_another_history_is_folded_by_as_node(monkeypatch):
-    # were the final reshape to return its input (no ViewBackward0), as_node folds the history
-    reshape = mt.Tensor.reshape
-
-    def same_shape_is_self(self, *shape):
-        want = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
-        return self if tuple(want) == tuple(self.shape) else reshape(self, *shape)
-
-    monkeypatch.setattr(mt.Tensor, "reshape", same_shape_is_self)
-    folded = []
-    as_node = sparse.as_node
-    monkeypatch.setattr(sparse, "as_node", lambda *a, **k: folded.append(a[1]) or as_node(*a, **k))
-    idx, w = _pair((5,))
-    fast = _run(F.embedding, idx, w)
-    assert folded == ["EmbeddingBackward0"]
-    slow = _run(sparse._general_embedding, idx, w)
-    for a, b in zip(fast[:3], slow[:3], strict=True):
-        _same(a, b)
-    assert fast[3]["graph"] == slow[3]["graph"] and fast[3]["next"] == slow[3]["next"]
-    assert fast[3]["saved"]["indices"] is idx and fast[3]["name"] == "EmbeddingBackward0"
-
-
 def test_walk_order():
     # the node is made after its inner nodes, as as_node makes it: the backward runs the nodes
     # of a graph in the same order (the hooks see it)

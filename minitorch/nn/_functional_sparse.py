@@ -1,5 +1,5 @@
-"""nn.functional lookups: embedding, embedding_bag, one_hot (embedding from index_select;
-embedding_bag's bags through Backend.segment_reduce).
+"""nn.functional lookups: embedding, embedding_bag, one_hot (embedding as index_select's gather
+and scatter in one node; embedding_bag's bags through Backend.segment_reduce).
 
 Differences from torch: `sparse=True` is accepted and ignored (gradients are dense); an
 out-of-range index raises only for CPU tensors (see NOTE [ Checks that read values ] in
@@ -15,19 +15,22 @@ from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
 from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops._common import index, not_tensor, type_name
-from minitorch._ops.indexing import in_bounds, watch_indices
+from minitorch._ops._index_key import IndexPlan
+from minitorch._ops.indexing import IndexBackward, _take, in_bounds
 from minitorch._ops.inplace import _check_autograd_rules
 from minitorch._ops.reduction_more import vector_norm
-from minitorch._ops.selection import IndexSelect, _dim_plan
 from minitorch._subclass import dispatching
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import as_node, one_node, show_saved
+from minitorch.autograd.composite import one_node, show_saved
 from minitorch.autograd.function import (
+    _FREED,
     Function,
     check_watched,
     fast_path,
+    name_node,
     plain_result,
     saved_uint64,
+    watch_index,
 )
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
 from minitorch.autograd.grad_mode import state as _grad_state
@@ -206,29 +209,154 @@ class _ScaledGrad(Function):
         return gg
 
 
+# NOTE [ The Embedding node ]
+# torch's embedding is one kernel and one node, EmbeddingBackward0, whose backward scatter-adds
+# the gradient's rows into a zero table. So is minitorch's: _Embedding's forward takes the
+# weight's rows at the flat indices (index_select's gather) and views them in the indices'
+# shape; its data-level backward is index_select's (the gradient's rows added at the indices,
+# in index order, so duplicates sum as before), its Tensor backward index_select's too, after
+# the reshape's and the padding/frequency scaling's steps, so a double backward records the same
+# nodes (ViewBackward0, WhereBackward0, IndexPutImplBackward0). It replaced a composite of
+# IndexSelect and a view folded by as_node (~1900 opcodes a call, 2.4x torch); its result is no
+# longer a view of an intermediate (`_base` None, as torch's). The indices are watched, not
+# saved (NOTE [ Watched index tensors ]): _saved_indices reads them back, as torch's node does,
+# and no saved-tensor hook packs them (as before). A Tensor subclass that dispatches, or indices
+# on another device than the weight, takes the composite route (the ops it runs dispatch and
+# raise as they did).
+
+
 def _saved_indices(node) -> Tensor:
-    """EmbeddingBackward0's _saved_indices: the input, until a backward frees it."""
+    """EmbeddingBackward0's _saved_indices: the indices, until a backward frees them."""
+    if node._saved is _FREED:
+        check_watched(node)  # raises torch's freed-graph error
+    return node._watched[0][1]
+
+
+def _composite_saved_indices(node) -> Tensor:
+    """The composite route's _saved_indices: the input, until a backward frees it."""
     check_watched(node)  # raises torch's freed-graph error
     return node.args["input"]
 
 
-def _saved_padding_idx(node) -> int:
-    """EmbeddingBackward0's _saved_padding_idx: the row, -1 for none (read back unsigned)."""
+def _composite_saved_padding_idx(node) -> int:
+    """The composite route's _saved_padding_idx: the row, -1 for none (read back unsigned)."""
     args = node.args
     row = _padding_idx(args.get("padding_idx"), args["weight"].shape[0])
     return saved_uint64(-1 if row is None else row)
 
 
-show_saved(  # grad_fn._saved_<name> (as torch's)
+show_saved(  # grad_fn._saved_<name> (as torch's) of the composite route's node
     "EmbeddingBackward0",
     {
-        "indices": _saved_indices,
-        "padding_idx": _saved_padding_idx,
+        "indices": _composite_saved_indices,
+        "padding_idx": _composite_saved_padding_idx,
         "scale_grad_by_freq": lambda node: node.args.get("scale_grad_by_freq", False),
         "sparse": lambda node: node.args.get("sparse", False),
         "weight_sym_argsize_0": lambda node: node.args["weight"].shape[0],
     },
 )
+
+_NO_OPTIONS = (None, False, False, None, None)  # _Embedding's `extra` without options
+
+
+class _Embedding(Function):
+    """out = weight's rows at the indices (`rows`, flat), viewed as `shape`;  grad_weight =
+    zeros with grad's rows (times `scale`, zeroed where not `keep`) added at the indices. See
+    NOTE [ The Embedding node ]. `extra`: (padding row or None, scale_grad_by_freq, sparse,
+    keep, scale): keep a (rows, 1) bool array, scale a (rows, 1) Tensor, or None."""
+
+    _node_name = "EmbeddingBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "indices": _saved_indices,
+        "padding_idx": lambda node: saved_uint64(
+            -1 if node.extra[0] is None else node.extra[0]
+        ),
+        "scale_grad_by_freq": lambda node: node.extra[1],
+        "sparse": lambda node: node.extra[2],
+        "weight_sym_argsize_0": lambda node: node.wshape[0],
+    }
+
+    @staticmethod
+    def forward(ctx, weight, *, rows, shape, extra=_NO_OPTIONS):
+        w = weight._data
+        ctx.rows = rows
+        ctx.wshape = w.shape
+        ctx.extra = extra
+        if weight._device is _CPU:
+            out = w.take(rows, axis=0)  # index_select's gather (the backend's take_at's)
+        else:
+            out = _take(w, _rows_plan(rows, w.shape), weight._device.backend)
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        check_watched(ctx)
+        rows, wshape = ctx.rows, ctx.wshape
+        grad = grad.reshape((rows.shape[0], wshape[1]))  # the reshape's backward, as before
+        _, _, _, keep, scale = ctx.extra
+        if scale is not None:
+            grad = _ScaledGrad.apply(grad, scale=scale)
+        if keep is not None:
+            grad = _ops.where(_make(keep, grad._device, False, None), grad, 0.0)
+        out = IndexBackward.apply(grad, plan=_rows_plan(rows, wshape), shape=wshape)
+        return name_node(out, "IndexPutImplBackward0")  # (index_select's backward's name)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        check_watched(ctx)
+        rows, wshape = ctx.rows, ctx.wshape
+        grad = grad.reshape((rows.shape[0], wshape[1]))
+        extra = ctx.extra
+        if extra is not _NO_OPTIONS:  # the Tensor formula's kernels, on the arrays
+            _, _, _, keep, scale = extra
+            if scale is not None:
+                grad = grad * scale._data  # (_ScaledGrad's)
+            if keep is not None:
+                backend = ctx._out_device.backend  # (where's, with its 0-d zero)
+                grad = backend.select(keep, grad, backend.xp.zeros((), dtype=grad.dtype))
+        return IndexBackward.kernel(ctx._out_device, grad, _rows_plan(rows, wshape), wshape)
+
+
+def _padding(rows, padding_idx: int, weight: Tensor) -> tuple:
+    """_Embedding's `extra` for a padding row: the mask of the other rows when a node is
+    recorded (the (rows, 1) bool array of rows != padding_idx)."""
+    keep = None
+    if weight._requires_grad and _grad_state.enabled:
+        keep = (rows != padding_idx).reshape(rows.shape[0], 1)
+    return (padding_idx, False, False, keep, None)
+
+
+def _rows_plan(rows, wshape) -> IndexPlan:
+    """The plan of weight[rows] (index_select's along dim 0, bounds already checked)."""
+    return IndexPlan(None, (rows,), None, "Alias", wshape, (rows.shape[0], wshape[1]), True)
+
+
+def _embedded(input: Tensor, weight: Tensor, padding_idx, scale_grad_by_freq, sparse) -> Tensor:
+    """The rows of weight (same device as input, no dispatching subclass) at input's indices,
+    checked, with the EmbeddingBackward0 node when one is recorded."""
+    extra = _NO_OPTIONS
+    if scale_grad_by_freq is False and sparse is False and input._device is _CPU:
+        if padding_idx is not None:  # (as the common case's)
+            extra = _padding(input._data.reshape(-1), padding_idx, weight)
+    elif padding_idx is not None or scale_grad_by_freq is not False or sparse is not False:
+        keep = scale = None
+        if weight._requires_grad and _grad_state.enabled:
+            rows = input.reshape(-1)
+            if padding_idx is not None:
+                keep = (rows != padding_idx).unsqueeze(1)._data
+            if scale_grad_by_freq:
+                counts = zeros(weight.shape[0], dtype=weight.dtype, device=weight.device)
+                counts = counts.index_add(0, rows, ones_like(rows, dtype=weight.dtype))
+                scale = (1.0 / _ops.index_select(counts, 0, rows)).unsqueeze(1)
+        extra = (padding_idx, scale_grad_by_freq, sparse, keep, scale)
+    x = input._data
+    out = _Embedding.apply(
+        weight, rows=x.reshape(-1), shape=x.shape + (weight._data.shape[1],), extra=extra
+    )
+    fn = out._grad_fn
+    if fn is not None:
+        watch_index(fn, input)
+    return out
 
 
 @one_node("EmbeddingBackward0", ("weight",), saved=("input",), shows=True)
@@ -236,34 +364,12 @@ def embedding(
     input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
     sparse=False,
 ):  # fmt: skip
-    """embedding's general route (the public embedding below takes the common case first and
-    passes every argument on): named so, as one_node's and as_node's errors name the op."""
-    if max_norm is not None and isinstance(input, Tensor) and isinstance(weight, Tensor):
-        if weight.ndim != 2 or input.dtype.name not in ("int64", "int32"):
-            with no_grad():  # torch renorms first: embedding_renorm_'s messages
-                embedding_renorm_(weight, input, max_norm, norm_type)
-    _check_indices(input, "embedding")
-    if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
-        _arg.boolean(scale_grad_by_freq, "embedding", "scale_grad_by_freq", 4)
-        _arg.boolean(sparse, "embedding", "sparse", 5)
-    try:
-        ndim = weight.ndim
-    except AttributeError:  # (torch's Python passes weight on first, by position)
-        raise not_tensor("embedding", weight, "weight", 1) from None
-    if ndim != 2:
-        raise RuntimeError("'weight' must be 2-D")  # (torch's words, without the op's name)
+    """embedding's composite route (NOTE [ The Embedding node ]): named so, as one_node's and
+    as_node's errors name the op."""
+    padding_idx = _checked(
+        input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse
+    )
     n = weight.shape[0]
-    padding_idx = _padding_idx(padding_idx, n)
-    try:
-        _check_range(input, n)
-    except IndexError:
-        if max_norm is not None:  # torch renorms first: its own message, some rows renormed
-            with no_grad():
-                embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
-        raise
-    if max_norm is not None:
-        with no_grad():  # as torch's functional
-            embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     if (
         isinstance(weight, Tensor)
         and not (weight._requires_grad and is_grad_enabled())
@@ -289,19 +395,93 @@ def embedding(
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-_general_embedding = embedding  # (named `embedding`: as_node's errors name the op so)
+_composite_embedding = embedding
+
+
+def _checked(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
+    """embedding's argument checks and max_norm's renorm, in torch's order; the padding row (in
+    [0, n) or None)."""
+    if max_norm is not None and isinstance(input, Tensor) and isinstance(weight, Tensor):
+        if weight.ndim != 2 or input.dtype.name not in ("int64", "int32"):
+            with no_grad():  # torch renorms first: embedding_renorm_'s messages
+                embedding_renorm_(weight, input, max_norm, norm_type)
+    _check_indices(input, "embedding")
+    if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
+        _arg.boolean(scale_grad_by_freq, "embedding", "scale_grad_by_freq", 4)
+        _arg.boolean(sparse, "embedding", "sparse", 5)
+    try:
+        ndim = weight.ndim
+    except AttributeError:  # (torch's Python passes weight on first, by position)
+        raise not_tensor("embedding", weight, "weight", 1) from None
+    if ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")  # (torch's words, without the op's name)
+    n = weight.shape[0]
+    padding_idx = _padding_idx(padding_idx, n)
+    try:
+        _check_range(input, n)
+    except IndexError:
+        if max_norm is not None:  # torch renorms first: its own message, some rows renormed
+            with no_grad():
+                embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+        if not weight.shape[1]:  # torch's index_select of a weight without columns
+            _columnless_range_error(input, n)
+        raise
+    if max_norm is not None:
+        with no_grad():  # as torch's functional
+            embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return padding_idx
+
+
+def _columnless_range_error(input: Tensor, n: int):
+    """torch's error for an index outside [0, n) into a weight with no columns: its
+    index_select's bounds check of an empty input, naming the first one (CPU indices)."""
+    x = input._data.reshape(-1)
+    value = int(x[((x < 0) | (x >= n)).argmax()])
+    raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={n}")
+
+
+_HIDDEN = ("input", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse")
+
+
+def embedding(
+    input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+    sparse=False,
+):  # fmt: skip
+    """embedding's general route (the public embedding below takes the common case first and
+    passes every argument on). See NOTE [ The Embedding node ]."""
+    if (
+        not (isinstance(input, Tensor) and isinstance(weight, Tensor))
+        or weight._device is not input._device
+        or dispatching(weight)
+        or dispatching(input)
+    ):
+        return _composite_embedding(
+            input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse
+        )
+    row = _checked(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    if _grad_state.enabled:  # torch's refusal of a non-differentiable argument that needs grad
+        given = (input, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+        for name, a in zip(_HIDDEN, given, strict=True):
+            if isinstance(a, Tensor) and a._requires_grad:
+                raise RuntimeError(
+                    f"The function 'embedding' is not differentiable with respect to argument "
+                    f"'{name}'. This input cannot have requires_grad True."
+                )
+    if not (weight._requires_grad and _grad_state.enabled) and weight._device.type == "cpu":
+        dev = weight._device  # no node to record: the rows at once (the same bits)
+        return _make(dev.backend.take_at(weight._data, input._data), dev, False, None)
+    return _embedded(input, weight, row, scale_grad_by_freq, sparse)
+
+
+_general_embedding = embedding
 
 # NOTE [ Embedding's common case ]
 # F.embedding(indices, weight) of plain CPU tensors, without padding_idx, max_norm,
-# scale_grad_by_freq or sparse, is in every language model's step. Without a node to record it
-# reads the rows at once (the general route's no-grad branch, without one_node's wrapper and the
-# argument checks: (8, 16) indices into a (100, 32) weight 6.9 -> 3.4 us). Recorded, it runs the
-# general route's ops (index_select's IndexSelect node, then the final reshape's view) and folds
-# them with as_node itself, skipping only one_node's wrapper, which names every argument per
-# call. The node's `args` (read by the _saved_<name> attributes) holds the two tensors; the other
-# arguments are their defaults, which those attributes give when absent. Anything else (a
-# subclass, another device, anomaly mode, the profiler, inference-mode indices) takes the
-# general route.
+# scale_grad_by_freq or sparse, is in every language model's step. It skips the general route's
+# argument checks (those its test implies): without a node to record it reads the rows at once
+# ((8, 16) indices into a (100, 32) weight 6.9 -> 3.4 us); recorded, it makes the _Embedding
+# node (NOTE [ The Embedding node ]). Anything else (a subclass, another device, the profiler,
+# an empty table) takes the general route.
 
 
 def embedding(
@@ -316,7 +496,7 @@ def embedding(
     """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
     gets no gradient. Mirrors torch.nn.functional.embedding."""
     if (
-        padding_idx is None
+        (padding_idx is None or padding_idx.__class__ is int)
         and max_norm is None
         and scale_grad_by_freq is False
         and sparse is False
@@ -328,29 +508,29 @@ def embedding(
         and fast_path[0]
         and input._data.dtype in _INDEX_DTYPES
     ):
-        shape = weight._data.shape
-        if len(shape) == 2 and shape[0]:
+        x = input._data
+        w = weight._data
+        shape = w.shape
+        n = shape[0] if len(shape) == 2 else 0
+        if n and (padding_idx is None or 0 <= padding_idx < n):
+            if x.size and not in_bounds(x, 0, n):
+                return _general_embedding(input, weight, padding_idx)  # (its errors)
             if not (weight._requires_grad and _grad_state.enabled):
-                _check_range(input, shape[0])
-                return _make(_CPU.backend.take_at(weight._data, input._data), _CPU, False, None)
-            if not _grad_state.anomaly and input._vc.__class__ is list:
-                return _recorded_embedding(input, weight)
+                return plain_result(_CPU.backend.take_at(w, x), _CPU)
+            rows = x.reshape(-1)
+            if padding_idx is None:
+                out = _Embedding.apply(weight, rows=rows, shape=x.shape + (shape[1],))
+            else:
+                extra = _padding(rows, padding_idx, weight)
+                out = _Embedding.apply(weight, rows=rows, shape=x.shape + (shape[1],), extra=extra)
+            watch_index(out._grad_fn, input)
+            return out
     return _general_embedding(
         input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse
     )
 
 
 _INDEX_DTYPES = frozenset((_CPU.backend.xp.dtype("int64"), _CPU.backend.xp.dtype("int32")))
-
-
-def _recorded_embedding(input: Tensor, weight: Tensor):
-    """The common case's recorded result (NOTE [ Embedding's common case ])."""
-    rows = input.reshape(-1)
-    plan = _dim_plan(weight, 0, rows._data, "index_select")  # (the out-of-range IndexError)
-    picked = watch_indices(IndexSelect.apply(weight, plan=plan), rows, saved_dim=0)
-    out = picked.reshape(input._data.shape + (weight._data.shape[1],))
-    attrs = {"args": {"input": input, "weight": weight}}
-    return as_node(out, "EmbeddingBackward0", (weight,), saved=(input,), attrs=attrs)
 
 
 def embedding_bag(
@@ -394,6 +574,25 @@ def embedding_bag(
             stacklevel=2,
         )
         input, weight = weight, input
+    if (
+        mode.__class__ is str
+        and (mode == "mean" or mode == "sum")
+        and per_sample_weights is None
+        and max_norm is None
+        and scale_grad_by_freq is False
+        and fast_path[0]
+        and input.__class__ is Tensor
+        and (weight.__class__ is Tensor or weight.__class__ is Parameter)
+        and (offsets is None or offsets.__class__ is Tensor)
+        and weight._requires_grad
+        and _grad_state.enabled
+        and weight.dtype in _BAG_DTYPES
+        and (norm_type.__class__ is int or norm_type.__class__ is float)
+        and (padding_idx is None or padding_idx.__class__ is int)
+    ):  # NOTE [ The EmbeddingBag node ] (no other argument is a Tensor that needs grad)
+        return _bag_recorded(
+            input, weight, offsets, norm_type, mode, sparse, include_last_offset, padding_idx
+        )
     return _embedding_bag(
         input,
         weight,
@@ -446,6 +645,34 @@ def _embedding_bag(
 ) -> Tensor:
     """embedding_bag in its current argument order: torch.embedding_bag's kernel, which takes
     no other."""
+    flat, offsets, bags, length, padding_idx = _bag_checked(
+        input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+        per_sample_weights, include_last_offset, padding_idx,
+    )  # fmt: skip
+    d = weight.shape[1]
+    out_shape = (bags, d)
+    if bags == 0:  # include_last_offset with a single offset: no bag
+        return zeros(out_shape, dtype=weight.dtype, device=weight.device) + weight.sum() * 0
+    plan = _BagPlan(flat, offsets, bags, length, padding_idx)
+    if mode == "max":
+        return _bag_max(plan, weight)
+    psw = per_sample_weights
+    dt = weight.dtype
+    if dt not in _dtype.HALF_FLOATS and not scale_grad_by_freq:
+        out = _BagSum.apply(weight, psw, plan=plan)
+        if mode == "mean":
+            out = out / plan.count_tensor(dt)
+        return out
+    return _bag_sum_composed(plan, weight, psw, mode, scale_grad_by_freq)
+
+
+def _bag_checked(
+    input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+    per_sample_weights, include_last_offset, padding_idx,
+):  # fmt: skip
+    """embedding_bag's argument checks and max_norm's renorm, in torch's order: (the flat
+    indices, the offsets, both of their promoted dtype, the number of bags, a 2-D input's bag
+    length or None, the padding row or None)."""
     if not isinstance(input, Tensor):
         _check_indices(input, "embedding_bag")
     if per_sample_weights is not None and input.shape != per_sample_weights.shape:
@@ -536,21 +763,7 @@ def _embedding_bag(
         )
     fast = mode != "max" and padding_idx is None and weight.dtype is not _dtype.float64
     _check_range(flat, n, bag=True, fast=fast)
-    d = weight.shape[1]
-    out_shape = (bags, d)
-    if bags == 0:  # include_last_offset with a single offset: no bag
-        return zeros(out_shape, dtype=weight.dtype, device=weight.device) + weight.sum() * 0
-    plan = _BagPlan(flat, offsets, bags, length, padding_idx)
-    if mode == "max":
-        return _bag_max(plan, weight)
-    psw = per_sample_weights
-    dt = weight.dtype
-    if dt not in _dtype.HALF_FLOATS and not scale_grad_by_freq:
-        out = _BagSum.apply(weight, psw, plan=plan)
-        if mode == "mean":
-            out = out / plan.count_tensor(dt)
-        return out
-    return _bag_sum_composed(plan, weight, psw, mode, scale_grad_by_freq)
+    return flat, offsets, bags, length, padding_idx
 
 
 class _BagPlan:
@@ -727,14 +940,7 @@ class _BagSumT(Function):
     def forward(ctx, g, psw, *, plan, n):
         ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, psw)
         ctx.plan = plan
-        order, bag, starts = plan.by_row(n)
-        rows = plan.backend.take_at(g._data, bag)
-        if psw is not None:
-            rows *= psw._data.reshape(-1)[order][:, None]
-        out = plan.backend.segment_reduce(rows, starts, "sum")
-        if plan.keep is not None:  # the padding row's positions are the padded ones
-            out[plan.padding_idx] = 0
-        return out
+        return _bag_sum_t(g._data, psw, plan, n)
 
     @staticmethod
     def backward(ctx, grad):
@@ -746,6 +952,90 @@ class _BagSumT(Function):
         if ctx.needs_input_grad[1]:
             gp = plan.weights_grad(grad, g, psw)
         return gg, gp
+
+
+def _bag_sum_t(g, psw, plan: _BagPlan, n: int):
+    """_BagSumT's array: the n rows' sums of psw[i] * g[bag[i]] (g an array, psw a Tensor or
+    None)."""
+    order, bag, starts = plan.by_row(n)
+    rows = plan.backend.take_at(g, bag)
+    if psw is not None:
+        rows *= psw._data.reshape(-1)[order][:, None]
+    out = plan.backend.segment_reduce(rows, starts, "sum")
+    if plan.keep is not None:  # the padding row's positions are the padded ones
+        out[plan.padding_idx] = 0
+    return out
+
+
+# NOTE [ The EmbeddingBag node ]
+# A recorded embedding_bag of a float32/float64 weight in mode 'sum' or 'mean', without
+# per-sample weights, max_norm or scale_grad_by_freq (an nn.EmbeddingBag's step), makes one
+# node, _Bag's EmbeddingBagBackward0, instead of folding _BagSum's node (and the mean's
+# division) with as_node: the same kernels in the same order (the bag sums, then the division
+# by the sizes; backward: the gradient divided by the sizes, then _BagSumT's sums), so the same
+# bits, and its Tensor backward runs the same ops (DivBackward0, _BagSumTBackward0 under
+# create_graph). The indices and offsets as given are watched as the composite saved them (an
+# in-place change refuses backward; a backward frees them). Its arguments are checked by the
+# composite's own checks (_bag_checked); the cases it does not take, and the profiler, take
+# the composite (_embedding_bag).
+
+
+class _Bag(Function):
+    """out = the bags' sums of weight's rows (_BagSum's, psw None), divided by `count` (the bag
+    sizes, a (bags, 1) Tensor) for 'mean';  grad_weight = _BagSumT(grad / count). See NOTE
+    [ The EmbeddingBag node ]."""
+
+    _node_name = "EmbeddingBagBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, psw, *, plan, count):
+        w = weight._data
+        ctx.plan = plan
+        ctx.rows = w.shape[0]
+        ctx.count = count
+        out = plan.bag_sum(w, None)
+        return out if count is None else out / count._data  # (Div's)
+
+    @staticmethod
+    def backward(ctx, grad):
+        check_watched(ctx)
+        count = ctx.count
+        if count is not None:
+            grad = grad / count
+        return _BagSumT.apply(grad, None, plan=ctx.plan, n=ctx.rows), None
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        check_watched(ctx)
+        count = ctx.count
+        if count is not None:
+            grad = grad / count._data  # (DivBackward0's)
+        return _bag_sum_t(grad, None, ctx.plan, ctx.rows), None
+
+
+def _bag_recorded(input, weight, offsets, norm_type, mode, sparse, include_last_offset,
+                  padding_idx):  # fmt: skip
+    """embedding_bag's common recorded case (NOTE [ The EmbeddingBag node ])."""
+    flat, offs, bags, length, padding_idx = _bag_checked(
+        input, weight, offsets, None, norm_type, False, mode, sparse, None, include_last_offset,
+        padding_idx,
+    )  # fmt: skip
+    if bags == 0:  # (the composite's zeros)
+        return _embedding_bag(
+            input, weight, offsets, None, norm_type, False, mode, sparse, None,
+            include_last_offset, padding_idx,
+        )  # fmt: skip
+    plan = _BagPlan(flat, offs, bags, length, padding_idx)
+    count = plan.count_tensor(weight.dtype) if mode == "mean" else None
+    out = _Bag.apply(weight, None, plan=plan, count=count)
+    fn = out._grad_fn
+    watch_index(fn, input)
+    if offsets is not None:
+        watch_index(fn, offsets)
+    return out
+
+
+_BAG_DTYPES = frozenset((_dtype.float32, _dtype.float64))
 
 
 def _bag_max(plan: _BagPlan, weight: Tensor) -> Tensor:
