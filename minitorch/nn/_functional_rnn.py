@@ -6,10 +6,13 @@ one matmul (`x W_ih^T + b_ih`), then runs one step per time position with only t
 projection (`h W_hh^T + b_hh`, then `+ x_proj[t]`), with torch's gate order (LSTM: i, f, g, o;
 GRU: r, z, n) and formulas, so float64 results agree with torch to rounding. A packed sequence
 runs each step on the first batch_sizes[t] rows (sorted longest first): rows whose sequence has
-ended keep their last state, which becomes their part of h_n. Autograd records every step; there
-is no fused recurrent kernel (the Python loop over time is inherent to the recurrence). A float32
-LSTM layer's recorded steps are folded into one node, MkldnnRnnLayerBackward0, the graph torch's
-CPU LSTM shows where its oneDNN kernel runs (NOTE [ Composite nodes ]); other dtypes show the
+ended keep their last state, which becomes their part of h_n. Autograd records every step (the
+Python loop over time is inherent to the recurrence), except in a float32 LSTM layer, one node
+MkldnnRnnLayerBackward0, the graph torch's CPU LSTM shows where its oneDNN kernel runs: that node
+(_LSTMLayer, session 46) runs the steps on arrays forward and backward, with the composed steps'
+kernels and bits (3.9 -> 1.9 M instructions per forward of a (4, 10, 16) input into 32 units);
+where it does not apply (unusual layouts, autocast, FlopCounterMode) the recorded steps are
+folded into a composite node of that name (NOTE [ Composite nodes ]). Other dtypes show the
 steps, as torch's generic kernel does (its output a StackBackward0). (torch also runs bfloat16
 through oneDNN on CPUs with AVX-512 BF16, and float16 without autograd: those show the steps here.
 An unfolded LSTM step is one node, _LSTMGatesBackward0, where torch's shows its pointwise ops.)
@@ -22,6 +25,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch._dtype import float32, float64
 from minitorch._ops import addmm, cat, matmul, mm, stack
+from minitorch._ops._common import row_major
 from minitorch._ops.nn_kernels import (
     Linear,
     LinearLaid,
@@ -36,8 +40,9 @@ from minitorch._ops.nn_kernels import (
 from minitorch._ops.pointwise import Sigmoid, SigmoidBackward, TanhBackward
 from minitorch._ops.reduction import sum_array
 from minitorch._ops.shape import TransposeT
+from minitorch._ops.shape_join import _stack_arrays
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import _Composite, as_node
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import state as grad_state
 from minitorch.nn._functional_dropout import dropout
@@ -274,6 +279,204 @@ def _lstm_step_fused(xw, h, c, hid, prj):
     if wt is None:
         return _LSTMGates.apply(hid(h), xw, c)
     return _LSTMGates.apply(None, xw, c, h, wt, hid.b)
+
+
+class _LSTMLayer(Function):
+    """(out, h_n, c_n) of one float32 LSTM layer direction without projections (NOTE [
+    Recurrent layers ]): out = the steps' h stacked in time order. One node,
+    MkldnnRnnLayerBackward0, with torch's edges (input, w_ih, w_hh, b_ih, b_hh, h_0, c_0) and
+    torch's saved tensors (all seven: changing one in place before backward raises torch's
+    error). The composed steps folded into a node of that name (as_node) recorded ~6 ops per
+    layer and one per step, and ran ~20 kernels per step forward; this node runs the steps on
+    arrays with the same kernels on the same operands, so values and first-order gradients
+    keep their bits: the input projection as Linear's forward and gradients, each step as
+    _LSTMGates' (its hidden projection inside), the steps' W_hh and b_hh gradients summed in
+    the order the composite's buffers summed them (last step first), the steps' gates
+    gradients stacked as Unbind's backward stacked them. Elementwise kernels run once over all
+    four gates where the steps ran one per gate (Sigmoid's four passes over the gates'
+    pre-activations, g's quarter unused; the gates gradient's products written quarter by
+    quarter): the same values element by element. Under create_graph, backward records the
+    composed steps again from the saved inputs and runs their backward as the composite did
+    (_Composite.backward): the same first-order gradients, and double backward flows through
+    the recorded steps (its sums meet in another order than the folded graph's: an ulp or so).
+    (session 46)"""
+
+    _node_name = "MkldnnRnnLayerBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, *, reverse):
+        xp = ctx.xp
+        xd = x._data
+        n, batch = xd.shape[0], xd.shape[1]
+        x2 = xd.reshape(n * batch, xd.shape[2])  # (Linear's x: the view linear_kernel takes)
+        wih_t, whh_t = w_ih._data.T, w_hh._data.T  # (TransposeT's arrays)
+        bih = None if b_ih is None else b_ih._data
+        bhh = None if b_hh is None else b_hh._data
+        proj = _matmul_bias(xp, x2, wih_t, bih).reshape(n, batch, wih_t.shape[1])
+        k = whh_t.shape[1] // 4
+        record = True in ctx.needs_input_grad
+        steps = [] if record else None
+        outs = [None] * n
+        h, c = h0._data, c0._data
+        for t in range(n - 1, -1, -1) if reverse else range(n):
+            gates = _matmul_bias(xp, h, whh_t, bhh)  # a new array: hw + xw in its place
+            gates += proj[t]  # (as _LSTMGates.forward)
+            g = xp.tanh(gates[:, 2 * k : 3 * k])
+            # Sigmoid.kernel's four passes, over all four gates at once (g's quarter unused):
+            # elementwise, the same bits as over each gate's slice
+            sg = xp.negative(gates, out=gates)
+            xp.exp(sg, out=sg)
+            sg += 1
+            xp.reciprocal(sg, out=sg)
+            c_new = sg[:, k : 2 * k] * c + sg[:, :k] * g
+            tc = xp.tanh(c_new)
+            if record:
+                steps.append((h, c, sg, g, tc))
+            h, c = sg[:, 3 * k :] * tc, c_new
+            outs[t] = h
+        if record:
+            # the arrays backward reads ride with the saved tensors (a constant entry), so
+            # that a backward that frees them (no retain_graph) frees these too
+            arrays = (steps, x2, wih_t, whh_t)
+            ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, arrays)
+            ctx.set_materialize_grads(False)  # (the composite's: None for an unused output)
+            ctx.reverse = reverse
+        return row_major(xp, _stack_arrays(xp, outs, 0)), h, c
+
+    @staticmethod
+    def backward(ctx, g_out, g_h, g_c):
+        if not grad_state.enabled:  # anomaly mode, or the engine's Tensor path: the arrays'
+            dev = ctx._out_device
+            grads = (None if g is None else g._data for g in (g_out, g_h, g_c))
+            res = _LSTMLayer._backward_data(ctx, *grads)
+            return tuple(None if r is None else _make(r, dev, False, None) for r in res)
+        # create_graph: the composed steps recorded again, their backward run as the
+        # composite's (inner nodes down to the seven edges)
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0, _ = ctx._stored_tensors
+        out = _lstm_layer_composed(x, w_ih, w_hh, b_ih, b_hh, h0, c0, ctx.reverse)[0]
+        return _Composite.backward(out._grad_fn, g_out, g_h, g_c)
+
+    @staticmethod
+    def _backward_data(ctx, g_out, g_h, g_c):
+        """The composite's data-level walk of the steps, on arrays (see the class)."""
+        # (raises where the saved tensors were freed or changed)
+        steps, x2, wih_t, whh_t = ctx._stored_arrays()[7]
+        xp = ctx.xp
+        needs = ctx.needs_input_grad
+        n = len(steps)
+        times = range(n - 1, -1, -1) if ctx.reverse else range(n)
+        need_proj = needs[0] or needs[1] or needs[3]
+        gw = gb = gh_prev = gc_prev = None
+        gh, gc = g_h, g_c
+        t = times[-1]
+        if g_out is not None:
+            gh = g_out[t] if gh is None else gh + g_out[t]
+        k = whh_t.shape[1] // 4
+        grid = xp.empty((n,) + steps[0][2].shape, steps[0][2].dtype) if need_proj else None
+        for j in range(n - 1, -1, -1):
+            h, c, sg, g, tc = steps[j]
+            i, f, o = sg[:, :k], sg[:, k : 2 * k], sg[:, 3 * k :]
+            if gh is None:  # (the last step's unused output: zeros, as the engine fills)
+                gh = xp.zeros(tc.shape, tc.dtype)
+            if gc is None:
+                gc = xp.zeros(tc.shape, tc.dtype)
+            # _LSTMGates._backward_data's gates gradient, its four parts (upstream gradient
+            # times derivative) each written into its quarter: the same products
+            gc = gc + TanhBackward.kernel(gh * o, tc)
+            grad = xp.empty(sg.shape, sg.dtype) if grid is None else grid[t]
+            xp.multiply(gc, g, out=grad[:, :k])
+            xp.multiply(gc, c, out=grad[:, k : 2 * k])
+            xp.multiply(gc, i, out=grad[:, 2 * k : 3 * k])
+            xp.multiply(gh, tc, out=grad[:, 3 * k :])
+            d = xp.subtract(1, sg)  # SigmoidBackward's y (1 - y) for i, f and o
+            xp.multiply(sg, d, out=d)
+            gg = g * g  # TanhBackward's 1 - y y for g
+            xp.subtract(1, gg, out=d[:, 2 * k : 3 * k])
+            xp.multiply(grad, d, out=grad)
+            first = j == 0
+            gc_prev = gc * f if (not first or needs[6]) else None
+            if needs[4]:
+                s = sum_array(xp, grad, (0,), False)
+                gb = s if gb is None else gb + s
+            gh_prev, gwt = _linear_grads_data(
+                xp, grad, h, whh_t, not first or needs[5], needs[2]
+            )
+            if gwt is not None:
+                gw = gwt if gw is None else gw + gwt
+            if first:
+                break
+            t = times[j - 1]
+            gh = gh_prev if g_out is None else g_out[t] + gh_prev
+            gc = gc_prev
+        gx = gw_ih = gb_ih = None
+        if need_proj:  # Unbind's backward (the steps' gradients stacked: grid), then Linear's
+            grid = grid.reshape(grid.shape[0] * grid.shape[1], grid.shape[2])
+            gb_ih = sum_array(xp, grid, (0,), False) if needs[3] else None
+            gx, gwt = _linear_grads_data(xp, grid, x2, wih_t, needs[0], needs[1])
+            if gx is not None:
+                gx = gx.reshape(n, gx.shape[0] // n, gx.shape[1])
+            gw_ih = None if gwt is None else gwt.T  # (TransposeT's backward)
+        gw_hh = None if gw is None else gw.T
+        return gx, gw_ih, gw_hh, gb_ih, gb, gh_prev, gc_prev
+
+
+def _lstm_layer_composed(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
+    """_LSTMLayer's (out, h_n, c_n) from the composed (fused) steps, recorded and folded into
+    one composite node of the same name and edges: the route before session 46, and the graph
+    _LSTMLayer's create_graph backward differentiates."""
+    proj = _project(x, w_ih, b_ih)
+    w = (_Hidden(w_hh, b_hh), None)
+    outs, h, c = _direction(_lstm_step_fused, proj.unbind(0), h0, c0, w, reverse, None)
+    edges = (x, w_ih, w_hh, b_ih, b_hh, h0, c0)
+    return as_node((stack(outs), h, c), "MkldnnRnnLayerBackward0", edges)
+
+
+_ONE_NODE = [True]  # False: a float32 LSTM layer folds its recorded steps (as_node; tests)
+
+
+def _one_node_fits(x, w_ih, w_hh, b_ih, b_hh, h0, c0) -> bool:
+    """Whether _LSTMLayer runs the layer direction: where the composed route would take
+    linear_kernel's Linear for the input projection and a fused _LSTMGates node for every step
+    (float32 operands of one device and of the usual layouts, no autocast, no FlopCounterMode,
+    no dispatching subclass); elsewhere the composed steps run (and raise their errors)."""
+    if (
+        not _ONE_NODE[0]
+        or not _HOIST[0]
+        or float32 not in _FUSED_DTYPES
+        or _autocast.state.any_enabled
+        or Linear.__dict__["forward"] is not _LINEAR_FORWARD
+        or x.__class__ is not Tensor
+        or h0.__class__ is not Tensor
+        or c0.__class__ is not Tensor
+    ):
+        return False
+    dev = x._device
+    xd, hd, cd = x._data, h0._data, c0._data
+    dt = xd.dtype
+    for w in (w_ih, w_hh, b_ih, b_hh):
+        if w is not None and (
+            w.__class__._dispatches
+            or w._device is not dev
+            or w._data.dtype != dt
+            or w.__class__.t is not _TENSOR_T
+        ):
+            return False
+    if h0._device is not dev or c0._device is not dev or hd.dtype != dt or cd.dtype != dt:
+        return False
+    wi, wh = w_ih._data, w_hh._data
+    if wi.ndim != 2 or wh.ndim != 2 or hd.ndim != 2 or cd.shape != hd.shape:
+        return False
+    gates, hidden = wh.shape
+    if (
+        gates != 4 * hidden
+        or wi.shape != (gates, xd.shape[2])
+        or hd.shape != (xd.shape[1], hidden)
+        or (b_ih is not None and b_ih._data.shape != (gates,))
+        or (b_hh is not None and b_hh._data.shape != (gates,))
+    ):
+        return False
+    ws, vs, hs = wi.strides, wh.strides, hd.strides  # NOTE [ Gradient layout in linear ]
+    return not (ws[0] < ws[1] or vs[0] < vs[1] or hs[0] < hs[1])
 
 
 def _gru_step(xw, h, c, hid, prj):
@@ -516,6 +719,16 @@ def rnn_layers(
             fold = fast and layer_input.dtype is float32 and layer_input.numel() != 0
             if fold and not layer_input.is_contiguous():  # torch's kernel takes a dense copy
                 layer_input = layer_input.contiguous()
+            if fold:
+                h0, c0 = hx[k], cx[k]
+                if _one_node_fits(layer_input, w_ih, w_hh, b_ih, b_hh, h0, c0):
+                    out, h, c = _LSTMLayer.apply(
+                        layer_input, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=d == 1
+                    )
+                    dir_outs.append(out)
+                    h_n.append(h)
+                    c_n.append(c)
+                    continue
             proj = _project(layer_input, w_ih, b_ih)
             if batch_sizes is None:
                 xws = proj.unbind(0)
@@ -524,8 +737,9 @@ def rnn_layers(
                 for bs in batch_sizes:
                     xws.append(proj.narrow(0, start, bs))
                     start += bs
-            h0 = hx[k]
-            c0 = cx[k] if cx is not None else None
+            if not fold:
+                h0 = hx[k]
+                c0 = cx[k] if cx is not None else None
             if fast and proj.dtype in _FUSED_DTYPES:
                 dir_step = _lstm_step_fused
             elif gru_fused and proj.dtype in _GRU_FUSED_DTYPES and proj.dtype is h0.dtype:
