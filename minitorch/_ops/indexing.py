@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 
 from minitorch import _dtype
@@ -33,7 +34,7 @@ from minitorch._ops.inplace import (
     warn_expanded_put,
     writable,
 )
-from minitorch._ops.shape import empty_view, plain_view
+from minitorch._ops.shape import empty_view, own_node_names, plain_view
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
     Function,
@@ -224,11 +225,11 @@ class BasicIndex(Function):
 
     _is_view = True
     _node_name = "AliasBackward0"
+    _view_name = "Alias"  # its key in _VIEWS
 
     @staticmethod
     def forward(ctx, x, *, key):
-        ctx.shape = x._data.shape
-        ctx.key = key
+        ctx.key = key  # (the input's shape: the node's _in_meta, recorded by apply)
         out = x._data[key]
         if out.size:
             return out
@@ -236,16 +237,22 @@ class BasicIndex(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        name = _double_backward_name(ctx.key, ctx.shape, type(ctx).__name__ == "SliceBackward0")
+        shape = ctx._in_meta[0][0]
+        name = _double_backward_name(ctx.key, shape, type(ctx).__name__ == "SliceBackward0")
         if name is None:  # x[...]: an alias, whose backward passes the gradient as it is
             return grad
-        plan = IndexPlan(ctx.key, None, None, "Alias", None, grad._data.shape)
-        return name_node(IndexBackward.apply(grad, plan=plan, shape=ctx.shape), name)
+        # (its view's name: a double backward takes that view of the gradient's gradient, as
+        # torch's SliceBackward0 of x[1:3] then records a SliceBackward0)
+        plan = IndexPlan(ctx.key, None, None, type(ctx)._fn._view_name, None, grad._data.shape)
+        return name_node(IndexBackward.apply(grad, plan=plan, shape=shape), name)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        plan = IndexPlan(ctx.key, None, None, "Alias", None, grad.shape)
-        return IndexBackward.kernel(ctx._out_device, grad, plan, ctx.shape)
+        # IndexBackward.kernel of the basic key, inlined (no plan to build): the gradient is
+        # written into zeros, as _put writes it (each element is reached once)
+        out = ctx._out_device.backend.xp.zeros(ctx._in_meta[0][0], dtype=grad.dtype)
+        out[ctx.key] = grad
+        return out
 
 
 # torch names the node after the last view op the key applies (x[0, 1:] is a slice of a select).
@@ -253,18 +260,98 @@ class SelectIndex(BasicIndex):
     """out = x[key] ending in an int (a view);  grad_x = zeros with grad at key"""
 
     _node_name = "SelectBackward0"
+    _view_name = "Select"
 
 
 class SliceIndex(BasicIndex):
     """out = x[key] ending in a slice (a view);  grad_x = zeros with grad at key"""
 
     _node_name = "SliceBackward0"
+    _view_name = "Slice"
 
 
 class UnsqueezeIndex(BasicIndex):
     """out = x[key] ending in None (a view);  grad_x = zeros with grad at key"""
 
     _node_name = "UnsqueezeBackward0"
+    _view_name = "Unsqueeze"
+
+
+# NOTE [ Saved values of a basic key ]
+# torch's indexing applies a basic key's items left to right as view ops (select for an int,
+# slice for a slice that is not the whole dim, unsqueeze for None; a bare x[:] slices anyway),
+# one node each, and x[key].grad_fn is the last one: x[1, 2:4] shows SliceBackward0 with
+# _saved_dim 0 and _saved_self_sym_sizes of x[1]. minitorch records one node, named after that
+# last op, and its grad_fn._saved_<name> are that op's, worked out from the key when read: the
+# key as the call gave it (`given`, which getitem keeps on the node it recorded: a negative
+# index or start shows as torch's binding reads an int64 back, 2**64 + i, and a slice with no
+# stop ends at 2**63 - 1), or the parsed key for a node getitem did not make (a backward's, a
+# replayed view's). Recording pays one stored attribute, set after apply (keep_given in
+# shape.py says why); the forward no longer stores the input's shape (the node's _in_meta).
+_NO_STOP = (1 << 63) - 1  # torch's end of a slice with no stop (INT64_MAX)
+
+
+def _basic_saves(key, shape) -> dict:
+    """The _saved_<name> values of torch's node for the last view op of the basic key `key`
+    (ints, slices, None, Ellipsis, or one of them bare) on a tensor of `shape`."""
+    items = key if key.__class__ is tuple else (key,)
+    dims = list(shape)
+    rest = len(dims) - sum(1 for it in items if it is not None and it is not Ellipsis)
+    whole_skipped = key.__class__ is tuple  # (torch slices a bare x[:] all the same)
+    saves = {}
+    d = 0
+    for it in items:
+        if it is None:
+            saves = {"dim": d}
+            dims.insert(d, 1)
+            d += 1
+        elif it is Ellipsis:
+            d += rest
+        elif it.__class__ is slice:
+            n = dims[d]
+            start = 0 if it.start is None else operator.index(it.start)
+            stop = _NO_STOP if it.stop is None else operator.index(it.stop)
+            step = 1 if it.step is None else operator.index(it.step)
+            if not (whole_skipped and start == 0 and step == 1 and stop >= n):
+                saves = {
+                    "dim": d,
+                    "start": saved_uint64(start),
+                    "end": saved_uint64(stop),
+                    "step": step,
+                    "self_sym_sizes": tuple(dims),
+                }
+                dims[d] = len(range(*it.indices(n)))
+            d += 1
+        else:  # an int, or an int-like (a NumPy integer, a 0-d integer tensor on the CPU)
+            index = saved_uint64(operator.index(it))
+            saves = {"dim": d, "index": index, "self_sym_sizes": tuple(dims)}
+            del dims[d]
+    return saves
+
+
+def _key_saved(name: str):
+    """A _saved_attrs entry of a basic index node: torch's saved `name` (NOTE [ Saved values
+    of a basic key ])."""
+
+    def read(node):
+        key = node.__dict__.get("given")
+        saves = _basic_saves(node.key if key is None else key, node._in_meta[0][0])
+        if name not in saves:  # (not a key whose last op is this node's)
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}'")
+        return saves[name]
+
+    return read
+
+
+SelectIndex._saved_attrs = {n: _key_saved(n) for n in ("dim", "index", "self_sym_sizes")}
+SliceIndex._saved_attrs = {
+    n: _key_saved(n) for n in ("dim", "start", "end", "step", "self_sym_sizes")
+}
+UnsqueezeIndex._saved_attrs = {"dim": _key_saved("dim")}
+# (NOTE [ Saved values under another node name ] in minitorch/_ops/shape.py)
+SelectIndex._saved_shown = own_node_names("SelectBackward0")
+SliceIndex._saved_shown = own_node_names("SliceBackward0")
+UnsqueezeIndex._saved_shown = own_node_names("UnsqueezeBackward0")
 
 
 _VIEWS = {
@@ -425,7 +512,8 @@ def _applied_key(node) -> tuple:
     from minitorch._factories import tensor
 
     items = key if key.__class__ is tuple else (key,)
-    shape = list(node.shape)
+    in_shape = node.__dict__.get("key_shape") or node.shape  # (setitem's: the written tensor's)
+    shape = list(in_shape)
     takes = [_dims_taken(it) for it in items]
     dim = 0
     indices = []
@@ -434,7 +522,7 @@ def _applied_key(node) -> tuple:
             shape.insert(dim, 1)
             dim += 1
         elif it is Ellipsis:
-            dim += len(node.shape) - sum(takes)
+            dim += len(in_shape) - sum(takes)
         elif it.__class__ is slice:
             shape[dim] = len(range(*it.indices(shape[dim])))
             dim += 1
@@ -475,6 +563,24 @@ Index._saved_attrs = {  # grad_fn._saved_<name> (as torch's)
 Index._saved_shown = {"KthvalueBackward0": (), "TakeBackward0": (), "MaskedSelectBackward0": ()}
 
 
+def _put_indices(node) -> tuple:
+    """IndexPutBackward0's _saved_indices: index_put's indices as given, or those x[key] = v
+    applies (as IndexBackward0's), until a backward frees them."""
+    check_watched(node)  # raises torch's errors for a freed or changed index
+    given = node.__dict__.get("saved_indices")
+    if given is None:
+        return _applied_key(node)[0]
+    from minitorch._factories import tensor
+
+    return tuple(i if i is None or isinstance(i, Tensor) else tensor(i) for i in given)
+
+
+IndexPut._saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+    "accumulate": "accumulate",
+    "indices": _put_indices,
+}
+
+
 def _key_tensors(key, self: Tensor) -> list:
     """The Tensors in an indexing key that its plan reads as index arrays."""
     items = key if key.__class__ is tuple else (key,)
@@ -497,8 +603,11 @@ def index_with_plan(x: Tensor, plan: IndexPlan) -> Tensor:
 # --- public functions ---
 
 
-def _index_view(self, x, basic, cls):
-    """self[basic] for a basic key of one int or slice (cls: SelectIndex or SliceIndex) on the
+_INT_OR_NONE = frozenset((int, type(None)))  # the bounds of getitem's common slice
+
+
+def _index_view(self, x, basic, cls, key):
+    """self[basic] for a basic key (cls: its view's class; key: as the call gave it) on the
     view fast path where nothing is recorded (NOTE [ The view fast path ] in shape.py), else
     through cls.apply."""
     if (
@@ -508,9 +617,13 @@ def _index_view(self, x, basic, cls):
         and fast_path[0]
     ):
         out = x[basic]
-        if out.size:
+        if out.size:  # (an empty one is rebuilt by the forward: NOTE [ Empty views ])
             return plain_view(self, out, cls, {"key": basic})
-    return cls.apply(self, key=basic)
+    out = cls.apply(self, key=basic)
+    fn = out._grad_fn
+    if fn is not None:  # the key as the call gave it (NOTE [ Saved values of a basic key ])
+        fn.given = key
+    return out
 
 
 def getitem(self: Tensor, key) -> Tensor:
@@ -520,50 +633,46 @@ def getitem(self: Tensor, key) -> Tensor:
     x = self._data
     if cls is int:  # the common x[i]
         shape = x.shape
-        if shape and -shape[0] <= key < shape[0]:
-            basic = (key % shape[0], Ellipsis)
-            return _index_view(self, x, basic, SelectIndex)
+        if shape and -(n := shape[0]) <= key < n:
+            return _index_view(self, x, (key % n, Ellipsis), SelectIndex, key)
     elif cls is slice and key.step is None:  # the common x[a:b]
         shape = x.shape
-        start, stop = key.start, key.stop
-        if (
-            shape
-            and (start is None or start.__class__ is int)
-            and (stop is None or stop.__class__ is int)
-        ):
-            basic = (slice(*key.indices(shape[0])), Ellipsis)
-            return _index_view(self, x, basic, SliceIndex)
-    view = None
+        if shape and key.start.__class__ in _INT_OR_NONE and key.stop.__class__ in _INT_OR_NONE:
+            return _index_view(
+                self, x, (slice(*key.indices(shape[0])), Ellipsis), SliceIndex, key
+            )
     if cls is tuple or key is None or key is Ellipsis:  # x[0, 1:], x[..., None]
         found = basic_key(x.shape, key)
         if found is not None:
             basic, name = found
-            view = _VIEWS[name]
-    if view is None:
-        if (
-            cls is Tensor
-            and self._device is _CPU
-            and key._device is _CPU
-            and key._data.shape == x.shape
-            and key._data.dtype.kind == "b"
-            and x.ndim
-            and x.size
-        ):  # x[mask] (of x's shape)
-            return _index(self, key, flat_mask_plan(x.size, key._data))
-        plan = parse_key(self, key, read=True)
-        if plan.adv is not None:
-            return _index(self, key, plan)
-        view, basic = _VIEWS[plan.view_name], plan.basic
-    if (  # NOTE [ The view fast path ] in minitorch/_ops/shape.py: BasicIndex.forward's array
-        not (self._requires_grad and state.enabled)
-        and self.__class__ is Tensor
+            if (  # _index_view, inlined: x[:, 1:3] is the common key of all
+                not (self._requires_grad and state.enabled)
+                and self.__class__ is Tensor
+                and self._device is _CPU
+                and fast_path[0]
+            ):
+                out = x[basic]
+                if out.size:
+                    return plain_view(self, out, _VIEWS[name], {"key": basic})
+            out = _VIEWS[name].apply(self, key=basic)
+            fn = out._grad_fn
+            if fn is not None:  # See NOTE [ Saved values of a basic key ]
+                fn.given = key
+            return out
+    if (
+        cls is Tensor
         and self._device is _CPU
-        and fast_path[0]
-    ):
-        out = x[basic]
-        if out.size:  # (an empty one is rebuilt by the forward: NOTE [ Empty views ])
-            return plain_view(self, out, view, {"key": basic})
-    return view.apply(self, key=basic)
+        and key._device is _CPU
+        and key._data.shape == x.shape
+        and key._data.dtype.kind == "b"
+        and x.ndim
+        and x.size
+    ):  # x[mask] (of x's shape)
+        return _index(self, key, flat_mask_plan(x.size, key._data))
+    plan = parse_key(self, key, read=True)
+    if plan.adv is not None:
+        return _index(self, key, plan)
+    return _index_view(self, x, plan.basic, _VIEWS[plan.view_name], key)
 
 
 _UNSIGNED = {
@@ -761,7 +870,12 @@ def setitem(self: Tensor, key, value) -> None:
     watched = _key_tensors(key, self)
     apply_inplace(
         target,
-        lambda s: watch_indices(IndexPut.apply(s, vt, plan=sub, accumulate=False), *watched),
+        lambda s: watch_indices(
+            IndexPut.apply(s, vt, plan=sub, accumulate=False),
+            *watched,
+            given_key=key,  # (for grad_fn._saved_indices, as x[key]'s)
+            key_shape=target._data.shape,
+        ),
         "index_put_",
         (vt,),
         expanded_write(target, "index_put_", (vt,), bool(fill_mask)),
@@ -887,7 +1001,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     plan = _put_plan(input, indices, values, "index_put", accumulate)
     values = _put_values(input, values, plan, "index_put", indices, accumulate)
     out = IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
-    return watch_indices(out, *[i for i in indices if i is not None])
+    return watch_indices(out, *[i for i in indices if i is not None], saved_indices=tuple(indices))
 
 
 def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -915,7 +1029,9 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     return apply_inplace(
         input,
         lambda s: watch_indices(
-            IndexPut.apply(s, values, plan=plan, accumulate=accumulate), *watched
+            IndexPut.apply(s, values, plan=plan, accumulate=accumulate),
+            *watched,
+            saved_indices=tuple(indices),
         ),
         "index_put_",
         (values,),

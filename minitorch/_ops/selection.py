@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import index as _int
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch._arg_errors import REQUIRED, arity_error
@@ -45,8 +47,13 @@ from minitorch._ops.inplace import (
     write_out_exact,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, _raise_broadcast_error, check_watched
+from minitorch.autograd.composite import as_node, show_saved
+from minitorch.autograd.function import (
+    Function,
+    _raise_broadcast_error,
+    check_watched,
+    saved_uint64,
+)
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -98,11 +105,36 @@ class IndexAdd(IndexPut):
         return out
 
 
+def _saved_int(name: str):
+    """A _saved_attrs entry: the int argument `name` that watch_indices kept on the node (an
+    int-like as its int), as torch's binding reads an int64 back (a negative dim unsigned)."""
+    return lambda node: saved_uint64(_int(node.__dict__[name]))
+
+
+def _saved_if_watched(k: int):
+    """A _saved_attrs entry: saved_watched(k) of a node that watches its index tensors (one an
+    op made for itself, as masked_scatter's take, has none: no such attribute)."""
+
+    def read(node):
+        if len(node._watched) <= k:
+            raise AttributeError(f"'{type(node).__name__}' object has no such saved value")
+        return saved_watched(k)(node)
+
+    return read
+
+
 class IndexCopy(IndexPut):
     """out = x with source copied at index along dim;  grad_x = grad with those zeroed,
     grad_src = grad[index]"""
 
     _node_name = "IndexCopyBackward0"
+    # grad_fn._saved_<name> (as torch's): the source (as given) only where it requires grad
+    _saved_attrs = {
+        "dim": _saved_int("saved_dim"),
+        "index": saved_watched(0),
+        "source": saved_arg("saved_source"),
+        "source_dim": saved_arg("saved_source_dim"),
+    }
 
 
 class IndexFill(IndexPut):
@@ -110,6 +142,7 @@ class IndexFill(IndexPut):
     grad_value = sum of grad there"""
 
     _node_name = "IndexFillBackward0"
+    _saved_attrs = {"dim": _saved_int("saved_dim"), "index": saved_watched(0)}  # (as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -141,6 +174,8 @@ class Take(Index):
     """out = x.flatten()[index];  grad_x = zeros with grad added at index"""
 
     _node_name = "TakeBackward0"
+    _saved_attrs = {"index": _saved_if_watched(0), "self": _saved_if_watched(1)}  # (as torch's)
+    _saved_shown = None
 
 
 class Put(IndexPut):
@@ -148,12 +183,23 @@ class Put(IndexPut):
     there unless accumulating),  grad_source = grad.flatten()[index]"""
 
     _node_name = "PutBackward0"
+    # grad_fn._saved_<name> (as torch's): the source (as given) only where it requires grad
+    _saved_attrs = {
+        "accumulate": "accumulate",
+        "index": saved_watched(0),
+        "source": saved_arg("saved_source"),
+    }
 
 
 class MaskedSelect(Index):
     """out = x[mask] (1-D);  grad_x = zeros with grad where mask"""
 
     _node_name = "MaskedSelectBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's: the mask and input as given)
+        "mask": saved_watched(0),
+        "self": lambda node: (check_watched(node), node.saved_self)[1],
+    }
+    _saved_shown = None
 
 
 def _read_value_first(input: Tensor, value):
@@ -468,8 +514,14 @@ def index_copy(
         raise arity_error("index_copy", extra, 4, input=input, dim=dim, index=index, source=source)
     if _autocast.state.any_enabled:
         return _autocast.call(index_copy, _autocast.PROMOTE, (input, dim, index, source))
-    plan, source = _copy_plan(input, dim, index, source)
-    return watch_indices(IndexCopy.apply(input, source, plan=plan, accumulate=False), index)
+    plan, src = _copy_plan(input, dim, index, source)
+    return watch_indices(
+        IndexCopy.apply(input, src, plan=plan, accumulate=False),
+        index,
+        saved_dim=dim,
+        saved_source=source if source._requires_grad else None,
+        saved_source_dim=source._data.ndim,
+    )
 
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -583,7 +635,7 @@ def index_fill(
         if extra:
             raise parsed_error("index_fill", with_extra(named, extra)) from None
         raise argument_error(e, "index_fill", named) from None
-    return watch_indices(fn.apply(input, value, plan=plan, accumulate=False), index)
+    return watch_indices(fn.apply(input, value, plan=plan, accumulate=False), index, saved_dim=dim)
 
 
 def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
@@ -757,7 +809,7 @@ def masked_select(input: Tensor = REQUIRED, mask: Tensor = REQUIRED, *extra, out
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
-    result = watch_indices(MaskedSelect.apply(x, plan=_mask_plan(x, m)), mask)
+    result = watch_indices(MaskedSelect.apply(x, plan=_mask_plan(x, m)), mask, saved_self=input)
     if out is None:
         return result
     _out_apart(out, result, input, mask)
@@ -807,7 +859,13 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     # (the mask as given, not broadcast: the node saves it so, as torch's, whose version error
     # names its shape)
     out = where(mask, Take.apply(source.reshape(-1), plan=plan), x)
-    return as_node(out, "MaskedScatterBackward0", (input, source))
+    attrs = {"saved_mask": mask, "source_sizes": source._data.shape}  # (for show_saved's)
+    return as_node(out, "MaskedScatterBackward0", (input, source), attrs=attrs)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's: the mask as given, after _mask_on)
+    "MaskedScatterBackward0", {"mask": "saved_mask", "source_sym_sizes": "source_sizes"}
+)
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -899,15 +957,16 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
         )
     plan = _flat_plan(input, index, "put")
+    saved = source if source._requires_grad else None  # (grad_fn._saved_source, as torch's)
     if plan is None:  # a 0-d input
         flat = input.reshape(1)
         plan = _flat_plan(flat, index, "put")
         out = Put.apply(
             flat, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate)
         )
-        return watch_indices(out, index).reshape(())
+        return watch_indices(out, index, saved_source=saved).reshape(())
     out = Put.apply(input, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate))
-    return watch_indices(out, index)
+    return watch_indices(out, index, saved_source=saved)
 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

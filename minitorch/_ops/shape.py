@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from math import prod as _prod
+from operator import index as _int
 
 from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import REQUIRED, arity_error
@@ -12,7 +13,13 @@ from minitorch._ops._common import check_int, index, int_list, is_index, not_ten
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd import function as _function
-from minitorch.autograd.function import Function, _mark_view, fast_path, name_node
+from minitorch.autograd.function import (
+    Function,
+    _mark_view,
+    fast_path,
+    name_node,
+    saved_uint64,
+)
 from minitorch.autograd.grad_mode import state as _grad_state
 
 _CPU_XP = _CPU.backend.xp  # the view fast paths' module (NOTE [ The view fast path ])
@@ -130,6 +137,38 @@ def plain_view(a: Tensor, out, cls, kwargs: dict) -> Tensor:
     return result
 
 
+# NOTE [ Saved values under another node name ]
+# A node may be given another op's name after it was recorded (name_node): a view whose base
+# changed in place is regenerated as torch regenerates it, one as_strided of its base, named
+# AsStridedBackward0 (_regenerate_view_grad_fn in minitorch/autograd/function.py), and a
+# composite names its result's node after itself (LinalgSolveExBackward0 of a squeeze). The op's
+# own grad_fn._saved_<name> are not torch's there: such a node shows none of them (torch's
+# AsStridedBackward0 shows its size, stride and storage offset). The views' _saved_shown say so.
+SHOWN_UNLESS_REGENERATED = {"AsStridedBackward0": ()}  # (the views whose names were kept)
+
+
+class OwnNodeNames(dict):
+    """A Function's _saved_shown listing the node names under which its nodes show their
+    _saved_<name> attributes (a name -> None: all of them); under any other name, none (NOTE
+    [ Saved values under another node name ])."""
+
+    def get(self, name, default=None):
+        return super().get(name, ())
+
+
+def own_node_names(*names: str) -> OwnNodeNames:
+    return OwnNodeNames(dict.fromkeys(names))
+
+
+def keep_given(out: Tensor, given) -> None:
+    """Keeps an argument as the call gave it (`given`: a negative dim, a key) on the node of
+    `out`, where one was recorded, for its grad_fn._saved_<name>: set after apply, since one
+    more keyword argument through Function.apply costs a recorded op ~400 instructions."""
+    fn = out._grad_fn
+    if fn is not None:
+        fn.given = given
+
+
 def as_view_array(x, shape):
     """A new array object sharing x's memory, with `shape` (the strides must allow it)."""
     shape = tuple(shape)
@@ -245,6 +284,7 @@ class View(Function):
     """out = a seen with another shape (shares memory);  grad_a = grad reshaped back"""
 
     _is_view = True
+    _saved_shown = SHOWN_UNLESS_REGENERATED
     _saved_attrs = {"self_sym_sizes": "in_shape"}  # grad_fn._saved_self_sym_sizes (as torch)
 
     @staticmethod
@@ -483,12 +523,15 @@ class Squeeze(Function):
     """out = a without its size-1 dims (a view);  grad_a = grad reshaped back"""
 
     _is_view = True
+    _saved_shown = own_node_names("SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2")
+    _saved_attrs = {"self_sym_sizes": "in_shape"}  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, dims):
         x = a._data
         ctx.in_shape = x.shape
-        out = as_view_array(x, _squeezed_shape(x.shape, dims))
+        shape = _squeezed_shape(x.shape, dims)
+        out = x.view() if x.shape == shape else x.reshape(shape)  # (as_view_array, inlined)
         if out.size:
             return out
         # NumPy's reshape gives an empty array zero strides: keep torch's (NOTE [ Empty views ])
@@ -508,9 +551,10 @@ def _squeezed_shape(shape: tuple, dims: tuple) -> tuple:
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
-def _squeeze(input: Tensor, cls, dims: tuple) -> Tensor:
+def _squeeze(input: Tensor, cls, dims: tuple, given=None) -> Tensor:
     """cls.apply(input, dims=dims) for a squeeze node class (NOTE [ The view fast path ]:
-    Squeeze.forward's array where it is not empty)."""
+    Squeeze.forward's array where it is not empty); `given`: the dim argument as the call gave
+    it, for the node's grad_fn._saved_dim."""
     if (
         not (input._requires_grad and _grad_state.enabled)
         and input.__class__ is Tensor
@@ -521,19 +565,37 @@ def _squeeze(input: Tensor, cls, dims: tuple) -> Tensor:
         out = x.view() if not dims else x.reshape(_squeezed_shape(x.shape, dims))
         if out.size:  # (as_view_array's; an empty one is rebuilt by the forward)
             return plain_view(input, out, cls, {"dims": dims})
-    return cls.apply(input, dims=dims)
+    out = cls.apply(input, dims=dims)
+    if given is not None:  # squeeze's dim argument, for grad_fn._saved_dim
+        fn = out._grad_fn
+        if fn is not None:
+            fn.given = given
+    return out
+
+
+def _squeeze_dim(node):
+    """grad_fn._saved_dim of a squeeze node: the dim argument as given (of size 1 or not), a
+    negative one read back unsigned, as torch's."""
+    given = node.__dict__.get("given")
+    if given is None:  # (a node squeeze() did not record: a replayed view's)
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_dim'")
+    if isinstance(given, (tuple, list)):
+        return tuple(saved_uint64(_int(d)) for d in given)
+    return saved_uint64(_int(given))
 
 
 class SqueezeDim(Squeeze):
     """out = a without dim `dim` when it has size 1 (a view);  grad_a = grad reshaped back"""
 
     _node_name = "SqueezeBackward1"
+    _saved_attrs = {"dim": _squeeze_dim, "self_sym_sizes": "in_shape"}  # (as torch's)
 
 
 class SqueezeDims(Squeeze):
     """out = a without the listed dims that have size 1 (a view);  grad_a = grad reshaped back"""
 
     _node_name = "SqueezeBackward2"
+    _saved_attrs = SqueezeDim._saved_attrs
 
 
 def squeeze_overloads(out: bool) -> list:
@@ -564,10 +626,10 @@ def squeeze(input: Tensor = REQUIRED, dim=None, *extra) -> Tensor:
         return _squeeze(input, Squeeze, tuple(i for i, s in enumerate(shape) if s == 1))
     if dim.__class__ is int and -n <= dim < n:  # (_wrap_dim's result, inlined)
         d = dim % n
-        return _squeeze(input, SqueezeDim, (d,) if shape[d] == 1 else ())
+        return _squeeze(input, SqueezeDim, (d,) if shape[d] == 1 else (), dim)
     if isinstance(dim, int) or is_index(dim):
         d = _wrap_dim(dim, n)
-        return _squeeze(input, SqueezeDim, (d,) if n and shape[d] == 1 else ())
+        return _squeeze(input, SqueezeDim, (d,) if n and shape[d] == 1 else (), dim)
     if not isinstance(dim, (tuple, list)):  # a 9-element tensor, a str: no overload takes it
         raise _squeeze_error(input, dim)
     wrapped = []
@@ -585,13 +647,14 @@ def squeeze(input: Tensor = REQUIRED, dim=None, *extra) -> Tensor:
         if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)
-    return _squeeze(input, SqueezeDims, tuple(d for d in wrapped if n and shape[d] == 1))
+    return _squeeze(input, SqueezeDims, tuple(d for d in wrapped if n and shape[d] == 1), dim)
 
 
 class Unsqueeze(Function):
     """out = a with a new size-1 dim at `dim` (a view);  grad_a = grad with that dim removed"""
 
     _is_view = True
+    _saved_shown = SHOWN_UNLESS_REGENERATED
     _saved_attrs = {"dim": "dim"}
 
     @staticmethod
@@ -647,6 +710,7 @@ class Permute(Function):
     """out = a with its dims reordered (a view);  grad_a = grad with the inverse order"""
 
     _is_view = True
+    _saved_shown = SHOWN_UNLESS_REGENERATED
     _saved_attrs = {"dims": "dims"}
 
     @staticmethod
@@ -675,6 +739,7 @@ class Transpose(Function):
     """out = a with dims dim0 and dim1 swapped (a view);  grad_a = grad swapped back"""
 
     _is_view = True
+    _saved_shown = SHOWN_UNLESS_REGENERATED
     _saved_attrs = {"dim0": lambda node: node.dims[0], "dim1": lambda node: node.dims[1]}
 
     @staticmethod
@@ -964,6 +1029,7 @@ class Expand(Function):
     """out = a broadcast to a bigger shape (a view);  grad_a = grad summed over expanded dims"""
 
     _is_view = True
+    _saved_shown = SHOWN_UNLESS_REGENERATED
     _saved_attrs = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
@@ -1130,13 +1196,14 @@ class Narrow(Function):
     """out = a[start:start+length] along dim (a view);  grad_a = grad padded with zeros"""
 
     _is_view = True
+    _saved_shown = own_node_names("SliceBackward0")
     _node_name = "SliceBackward0"
 
     @staticmethod
     def forward(ctx, a, *, dim, start, length):
         ctx.in_shape = a._data.shape
-        ctx.dim, ctx.start = dim, start
-        key = (slice(None),) * dim + (slice(start, start + length),)
+        ctx.dim, ctx.start, ctx.length = dim, start, length
+        key = (_WHOLE,) * dim + (slice(start, start + length),)
         out = a._data[key]
         if out.size:
             return out
@@ -1145,6 +1212,26 @@ class Narrow(Function):
     @staticmethod
     def backward(ctx, grad):
         return NarrowPad.apply(grad, shape=ctx.in_shape, dim=ctx.dim, start=ctx.start)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return _narrow_pad(ctx.xp, grad, ctx.in_shape, ctx.dim, ctx.start)
+
+
+Narrow._saved_attrs = {  # grad_fn._saved_<name> (as torch's SliceBackward0 of narrow)
+    "dim": lambda node: saved_uint64(_int(node.__dict__.get("given", node.dim))),
+    "start": "start",
+    "end": lambda node: node.start + node.length,
+    "step": lambda node: 1,
+    "self_sym_sizes": "in_shape",
+}
+
+
+def _narrow_pad(xp, x, shape, dim: int, start: int):
+    """zeros(shape) with the array x written at [start:start+n] along dim."""
+    out = xp.zeros(shape, dtype=x.dtype)
+    out[(slice(None),) * dim + (slice(start, start + x.shape[dim]),)] = x
+    return out
 
 
 class NarrowPad(Function):
@@ -1156,9 +1243,7 @@ class NarrowPad(Function):
     def forward(ctx, a, *, shape, dim, start):
         x = a._data
         ctx.dim, ctx.start, ctx.length = dim, start, x.shape[dim]
-        out = ctx.xp.zeros(shape, dtype=x.dtype)
-        out[(slice(None),) * dim + (slice(start, start + x.shape[dim]),)] = x
-        return out
+        return _narrow_pad(ctx.xp, x, shape, dim, start)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1246,4 +1331,7 @@ def narrow(
         out = input._data[(_WHOLE,) * d + (slice(start, start + length),)]
         if out.size:
             return plain_view(input, out, Narrow, {"dim": d, "start": start, "length": length})
-    return Narrow.apply(input, dim=d, start=start, length=length)
+    out = Narrow.apply(input, dim=d, start=start, length=length)
+    if dim != d:  # a negative dim: kept as given, for grad_fn._saved_dim (keep_given)
+        keep_given(out, dim)
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import index as _int
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
@@ -31,6 +32,7 @@ from minitorch._ops.shape import (
     _short,
     empty_view,
     expand,
+    keep_given,
     narrow,
     reshape,
     unsqueeze,
@@ -43,6 +45,7 @@ from minitorch.autograd.function import (
     fast_path,
     plain_result,
     saved_dim,
+    saved_uint64,
 )
 from minitorch.autograd.grad_mode import state
 
@@ -519,10 +522,18 @@ def _is_skipped(x) -> bool:
     return x.ndim == 1 and x.shape[0] == 0
 
 
+def given_dim(node) -> int:
+    """A _saved_attrs entry: grad_fn._saved_dim of a join's node, the dim as the call gave it
+    (`given`, kept by the forward; a negative one read back unsigned, as torch's binding reads
+    its int64), or the node's own dim where none was given (a node made by a backward)."""
+    given = node.__dict__.get("given")
+    return saved_uint64(node.dim if given is None or not is_index(given) else _int(given))
+
+
 class Cat(Function):
     """out = the inputs joined along dim;  grad_i = the slice of grad that input i filled"""
 
-    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
+    _saved_attrs = {"dim": given_dim}  # grad_fn._saved_dim (as torch)
 
     @staticmethod
     def forward(ctx, *tensors, dim):
@@ -701,7 +712,10 @@ def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
         d = 0
     if out is not None:
         _check_out_overlap(out, tensors, same_ok=False)
-    return _out(Cat.apply(*_promoted(tensors), dim=d), out, "cat")
+    result = Cat.apply(*_promoted(tensors), dim=d)
+    if dim != d:  # a negative dim: kept as given, for grad_fn._saved_dim
+        keep_given(result, dim)
+    return _out(result, out, "cat")
 
 
 def _cat_size_error(ref, shape, d, i):
@@ -742,7 +756,7 @@ def concatenate(tensors, dim: int = 0, *, out=None) -> Tensor:
 class Stack(Function):
     """out = the inputs joined along a new dim;  grad_i = grad.select(dim, i)"""
 
-    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
+    _saved_attrs = {"dim": given_dim}  # grad_fn._saved_dim (as torch)
 
     @staticmethod
     def forward(ctx, *tensors, dim):
@@ -822,9 +836,14 @@ def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
             )
     d = _wrap_dim(dim, len(shape) + 1, "stack", "dim", 2)
     if out is None:
-        return Stack.apply(*_promoted(tensors), dim=d)
+        result = Stack.apply(*_promoted(tensors), dim=d)
+        if dim != d:  # a negative dim: kept as given, for grad_fn._saved_dim
+            keep_given(result, dim)
+        return result
     _check_out_overlap(out, tensors)
     result = Stack.apply(*_promoted(tensors), dim=d)
+    if dim != d:
+        keep_given(result, dim)
     if not result._data.flags.c_contiguous:  # torch's stack out= is row-major when resized
         result = result.contiguous()
     return _out(result, out, "stack")
