@@ -206,6 +206,44 @@ def _heads_first(x: Tensor, static, name: str, rows: int, head_dim: int) -> Tens
     return static
 
 
+# NOTE [ MHA heads split by one permute ]
+# The SDPA path (need_weights=False, as TransformerEncoderLayer calls it) needs q, k and v as
+# (N, heads, L, head_dim). torch gets there by x.view(L, N * heads, head_dim).transpose(0, 1)
+# and a view to 4-D: two view nodes after the copy of a projection chunk. Where the 3-D form
+# is a copy (a chunk of the self-attention projection, batch > 1) or a view of a contiguous
+# tensor, x.view(L, N, heads, head_dim).permute(1, 2, 0, 3) reads the same elements with the
+# same strides (every size above 1: L, S, heads and head_dim; a size-1 dim's stride may differ)
+# in one node less each, so the attention computes the same bits. Elsewhere (static k/v, zero
+# attention, weights asked for, a size-1 dim, a chunk viewable as 3-D) the composed route runs.
+
+
+def _heads_split(q, k, v, tgt_len, bsz, num_heads, head_dim):
+    """q, k and v (L, N, E) as (L, N, heads, head_dim) (permuted to heads-first later), or None
+    where NOTE [ MHA heads split by one permute ] leaves them to the composed route."""
+    src_len = k.shape[0]
+    if min(tgt_len, src_len, num_heads, head_dim) < 2:
+        return None
+    e = num_heads * head_dim
+    if (
+        tuple(q.shape) != (tgt_len, bsz, e)
+        or tuple(k.shape) != (src_len, bsz, e)
+        or tuple(v.shape) != (src_len, bsz, e)
+    ):
+        return None
+    split = []
+    for x in (q, k, v):
+        if x.__class__ is not Tensor:  # a subclass sees the composed route's calls
+            return None
+        a = x._data
+        if not a.flags.c_contiguous:
+            # a copy in the 3-D form only where batch and heads cannot merge
+            if bsz == 1 or a.strides[1] == a.strides[2] * e:
+                return None
+            x = x.contiguous()
+        split.append(x)
+    return [x.view((x.shape[0], bsz, num_heads, head_dim)) for x in split]
+
+
 def multi_head_attention_forward(
     query: Tensor,
     key: Tensor,
@@ -313,15 +351,21 @@ def multi_head_attention_forward(
     elif bias_v is not None:
         raise AssertionError("bias_v is set but bias_k is None")
 
-    q = q.reshape((tgt_len, bsz * num_heads, head_dim)).transpose(0, 1)
-    k = _heads_first(k, static_k, "static_k", bsz * num_heads, head_dim)
-    v = _heads_first(v, static_v, "static_v", bsz * num_heads, head_dim)
+    split = None
+    if not (need_weights or add_zero_attn) and static_k is None and static_v is None:
+        split = _heads_split(q, k, v, tgt_len, bsz, num_heads, head_dim)
+    if split is not None:  # See NOTE [ MHA heads split by one permute ]
+        q, k, v = split
+    else:
+        q = q.reshape((tgt_len, bsz * num_heads, head_dim)).transpose(0, 1)
+        k = _heads_first(k, static_k, "static_k", bsz * num_heads, head_dim)
+        v = _heads_first(v, static_v, "static_v", bsz * num_heads, head_dim)
     if add_zero_attn:
         z = zeros((bsz * num_heads, 1, head_dim), dtype=q.dtype, device=q.device)
         k, v = _ops.cat([k, z], 1), _ops.cat([v, z], 1)
         attn_mask = pad(attn_mask, (0, 1)) if attn_mask is not None else None
         key_padding_mask = pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
-    src_len = k.shape[1]
+    src_len = k.shape[1] if split is None else k.shape[0]
 
     if key_padding_mask is not None:
         # checked here, as torch does, against the key length after bias_k and zero attention
@@ -359,9 +403,12 @@ def multi_head_attention_forward(
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.reshape((bsz, num_heads, -1, src_len))
-    q = q.reshape((bsz, num_heads, tgt_len, head_dim))
-    k = k.reshape((bsz, num_heads, src_len, head_dim))
-    v = v.reshape((bsz, num_heads, src_len, head_dim))
+    if split is not None:
+        q, k, v = q.permute((1, 2, 0, 3)), k.permute((1, 2, 0, 3)), v.permute((1, 2, 0, 3))
+    else:
+        q = q.reshape((bsz, num_heads, tgt_len, head_dim))
+        k = k.reshape((bsz, num_heads, src_len, head_dim))
+        v = v.reshape((bsz, num_heads, src_len, head_dim))
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute((2, 0, 1, 3)).reshape((bsz * tgt_len, embed_dim))
     out = _linear(out, out_proj_weight, out_proj_bias)
