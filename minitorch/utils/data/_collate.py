@@ -10,11 +10,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch._backend import cpu as _CPU
 from minitorch._factories import as_tensor, tensor
 from minitorch._ops import stack
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import fast_path, plain_result
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.utils.data import _worker
 
 __all__ = [
@@ -117,7 +121,7 @@ def collate(batch, *, collate_fn_map: dict | None = None):
         )
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
-        if any(len(e) != size for e in batch):
+        if any(map(size.__ne__, map(len, batch))):  # (any(len(e) != size ...), in C)
             raise RuntimeError("each element in list of batch should be of equal size")
         # each field is a tuple, as in torch (a field of strings stays a tuple)
         fields = [collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch, strict=False)]
@@ -192,12 +196,67 @@ default_collate_fn_map: dict[type | tuple, Callable] = {
 }
 
 
+# the map as minitorch defines it: tensor_rows stands for a collate through this map only
+_DEFAULT_COLLATE_FN_MAP = dict(default_collate_fn_map)
+_INT_ONLY = {int}
+
+
 def default_collate(batch):
     """Merges a list of samples into a batch: tensors and NumPy arrays are stacked along a new
     first dim, Python floats become a float64 tensor, ints int64 (bools bool), strings and
     bytes stay a list, and mappings, named tuples and sequences are collated field by field.
     Mirrors torch.utils.data.default_collate."""
     return collate(batch, collate_fn_map=default_collate_fn_map)
+
+
+# NOTE [ TensorDataset batches ]
+# A DataLoader over a TensorDataset with the default collate_fn reads each sample as the views
+# tuple(t[i] for t in tensors) and then stacks, for each tensor, its views of the batch: a new
+# row-major tensor holding the rows `index` of t, one after the other. The fetcher asks
+# tensor_rows for that batch first, which gathers those rows at once (NumPy's fancy indexing of a
+# row-major array is a new row-major array of the same values and dtype), without the per-sample
+# views and tuples (an epoch of (256, 16) and (256,) in batches of 32: 141k -> 4.2k opcodes, about
+# 30x faster; torch takes 20x as long). It answers only where the batch would come out of the
+# no-grad fast paths (NOTE [ The no-grad fast path ]): plain row-major CPU tensors, nothing
+# recorded, no profile, no autocast, in the main process (a worker stacks into an out= tensor:
+# _stack_in_worker), indices that are Python ints, and default_collate's map as minitorch defines
+# it.
+# Anything else, an index out of range included, returns None and the samples are read and
+# collated as before (which raise torch's errors).
+
+
+def tensor_rows(tensors, index):
+    """default_collate([dataset[i] for i in index]) of a TensorDataset of `tensors`: a list of
+    one tensor per dataset tensor, its rows `index`; None where the fast path does not apply
+    (see NOTE [ TensorDataset batches ])."""
+    if (
+        index.__class__ is not list
+        or not index
+        or not fast_path[0]
+        or _autocast.state.any_enabled
+        or _worker._worker_info is not None
+        or tensors.__class__ is not tuple
+        or not tensors
+        or set(map(type, index)) != _INT_ONLY
+        or default_collate_fn_map != _DEFAULT_COLLATE_FN_MAP
+    ):
+        return None
+    record = _grad_state.enabled
+    batch = []
+    for t in tensors:
+        if t.__class__ is not Tensor or t._device is not _CPU or (t._requires_grad and record):
+            return None
+        x = t._data
+        if x.__class__ is not np.ndarray or not x.flags.c_contiguous or not x.size:
+            return None
+        try:
+            rows = x[index]
+        except Exception:  # an index out of range: the samples raise torch's error
+            return None
+        if not rows.flags.c_contiguous:
+            return None
+        batch.append(rows)
+    return [plain_result(rows, _CPU) for rows in batch]
 
 
 def pin_memory(data):

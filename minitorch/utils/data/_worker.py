@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# (modules, not names: _collate imports this module)
+from minitorch.utils.data import _collate
+from minitorch.utils.data import dataset as _dataset
+
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper"]
 
 # How often a waiting worker checks that the main process is alive, and a waiting main process
@@ -104,18 +108,33 @@ class _BaseDatasetFetcher:
         raise NotImplementedError
 
 
+_TensorDataset = _dataset.TensorDataset
+_TENSOR_DATASET_GETITEM = _TensorDataset.__getitem__
+
+
 class _MapDatasetFetcher(_BaseDatasetFetcher):
     """Fetches a sample (index) or a collated batch (list of indices) of a map-style dataset."""
 
     def fetch(self, index):
         if not self.auto_collation:
             return self.collate_fn(self.dataset[index])
-        getitems = getattr(self.dataset, "__getitems__", None)
+        dataset = self.dataset
+        collate_fn = self.collate_fn
+        if (
+            dataset.__class__ is _TensorDataset
+            and collate_fn is _collate.default_collate
+            and _TensorDataset.__getitem__ is _TENSOR_DATASET_GETITEM  # (not patched)
+            and not hasattr(_TensorDataset, "__getitems__")
+        ):
+            batch = _collate.tensor_rows(dataset.tensors, index)  # NOTE [ TensorDataset batches ]
+            if batch is not None:
+                return batch
+        getitems = getattr(dataset, "__getitems__", None)
         if getitems:
             data = getitems(index)
         else:
-            data = [self.dataset[i] for i in index]
-        return self.collate_fn(data)
+            data = [dataset[i] for i in index]
+        return collate_fn(data)
 
 
 class _IterableDatasetFetcher(_BaseDatasetFetcher):
