@@ -16,6 +16,7 @@ from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._backend import NullCtx, host_blas
 from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import _called_as_method, cast, opmath_dtype, quiet, wrap_dim
+from minitorch._ops.activation import LogSigmoid
 from minitorch._ops.linalg import (
     _DOT_MAX,
     _column_majors,
@@ -24,7 +25,7 @@ from minitorch._ops.linalg import (
     matmul,
     product_attrs,
 )
-from minitorch._ops.pointwise import exp, where
+from minitorch._ops.pointwise import Sigmoid, exp, where
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
     _GEMV_MIN_SIZE,
@@ -37,7 +38,7 @@ from minitorch._ops.reduction import (
     max_last,
     sum_array,
 )
-from minitorch._ops.shape import Reshape, TransposeT
+from minitorch._ops.shape import Expand, Reshape, TransposeT
 from minitorch._ops.special import logit
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
@@ -117,7 +118,11 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, *, dim):
         ctx.dim = dim
-        out = Softmax.kernel(ctx.xp, a._data, dim)
+        x = a._data
+        if a._device is _CPU and _few_rows(x, dim):  # (the kernel's steps, without its routing)
+            out = _small_rows_softmax(x, False)
+        else:
+            out = Softmax.kernel(ctx.xp, x, dim)
         ctx.save_for_backward(out)
         return out
 
@@ -175,8 +180,9 @@ class SoftmaxBackward(Function):
             neg = _negative_zero_rows(xp, gy, s, cpu)  # NOTE [ Signed zeros of softmax backward ]
             if neg is not None:
                 s[neg] = -0.0
-        else:
-            s = gy.sum(axis=dim, keepdims=True)
+        else:  # (ndarray.sum's ufunc: inf + -inf warns as this module's, silenced as in torch;
+            # NOTE [ Reductions call the ufunc ])
+            s = xp.add.reduce(gy, axis=dim, keepdims=True)
         # row-major whatever grad's layout (a permuted one-hot upstream gradient): torch's
         # gradient is contiguous, so g.view(n, -1) works on it; the buffer is new either way
         out = xp.empty(g.shape, dtype=g.dtype)
@@ -206,7 +212,11 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, *, dim):
         ctx.dim = dim
-        out = LogSoftmax.kernel(ctx.xp, a._data, dim, a._device.type == "cpu")
+        x = a._data
+        if a._device is _CPU and _few_rows(x, dim):  # (the kernel's steps, without its routing)
+            out = _small_rows_softmax(x, True)
+        else:
+            out = LogSoftmax.kernel(ctx.xp, x, dim, a._device.type == "cpu")
         ctx.save_for_backward(out)
         return out
 
@@ -328,7 +338,7 @@ def plain_softmax(input, dim, log):
         if n and -n <= dim < n and x.dtype.char in "fd":
             d = dim + n if dim < 0 else dim
             size = x.size
-            if (
+            if (  # (_few_rows, inlined: a call costs more than these tests)
                 d == n - 1
                 and 0 < size < _GEMV_MIN_SIZE
                 and size < _SMALL_ROWS * x.shape[-1]
@@ -345,6 +355,18 @@ def plain_softmax(input, dim, log):
 # reductions (their other routes start at 32 rows and at _GEMV_MIN_SIZE elements)
 _SMALL_ROWS = 32
 _NATIVE = (_CPU_XP.dtype("float32"), _CPU_XP.dtype("float64"))
+
+
+def _few_rows(x, d) -> bool:
+    """A softmax of the CPU array x along d (wrapped) may take _small_rows_softmax: the last
+    dim of a non-empty native float32/float64 array of fewer than _SMALL_ROWS rows."""
+    size = x.size
+    return (
+        d == x.ndim - 1
+        and 0 < size < _GEMV_MIN_SIZE
+        and size < _SMALL_ROWS * x.shape[-1]
+        and x.dtype in _NATIVE
+    )
 
 
 def _small_rows_softmax(x, log):
@@ -603,6 +625,44 @@ def binary_cross_entropy_kernel(input, target, weight=None):
     return BinaryCrossEntropy.apply(input, target, weight)
 
 
+def bce_logits_kernel(xp, x, t, reduction):
+    """binary_cross_entropy_with_logits's loss of the float32/float64 tensor x and the array t
+    (its dtype and shape, both row-major), reduced: the steps of F's Tensor ops on arrays (NOTE
+    [ One-node binary_cross_entropy_with_logits ] in minitorch/nn/_functional_loss.py), here so
+    that NumPy's warnings (inf * 0 where a logit is infinite) are this module's, which
+    minitorch's filter silences as torch is silent."""
+    log_sig = LogSigmoid.forward(x._device.backend.null_ctx, x)  # (a new array)
+    loss = xp.subtract(1, t)  # (1 - t) * x - log_sig: each step in the last one's array
+    xp.multiply(loss, x._data, out=loss)
+    xp.subtract(loss, log_sig, out=loss)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return sum_array(xp, loss, None, False, None)  # Sum.forward's, over every dim
+    return mean_all(xp, loss)
+
+
+def bce_logits_grads_data(xp, x, t, w, grad, n, needs):
+    """(grad_x, grad_t) of binary_cross_entropy_with_logits without pos_weight on arrays, for
+    _BceLogitsLearnedTarget's data-level backward (minitorch/nn/_functional_loss.py): each step
+    in place on sigmoid(x)'s (or -x's) new array; here so that NumPy's warnings (an infinite
+    logit's -x times a weight of 0) are this module's, silenced as torch is silent."""
+    out = [None, None]
+    if needs[0]:
+        g = Sigmoid.kernel(xp, x)  # (a new array laid out as x)
+        out[0] = xp.subtract(g, t, out=g)
+    if needs[1]:
+        out[1] = xp.negative(x)
+    for g in out:
+        if g is not None:
+            xp.multiply(g, grad, out=g)
+            if w is not None:
+                xp.multiply(g, w, out=g)
+            if n:
+                xp.divide(g, n, out=g)
+    return out[0], out[1]
+
+
 # NOTE [ Regression losses' target gradient ]
 # torch differentiates mse, smooth l1 and huber with respect to the target by calling the input's
 # backward with the two swapped: grad_t = 2 (t - x) grad, not -(2 (x - t) grad). Where x == t
@@ -620,29 +680,51 @@ class MseLoss(Function):
     the count. The products' order is torch's, which decides where an extreme difference
     overflows: (x - t) * 2 * grad, and for a mean torch's (x - t) * (2 / n) * grad, which the
     divided grad approaches best as (x - t) * grad * 2 (doubling first would overflow at a
-    difference past half the dtype's range, where torch's halving norm keeps it finite)."""
+    difference past half the dtype's range, where torch's halving norm keeps it finite).
+
+    reduction ('mean', 'sum' or 'none'): F's whole loss, reduced, as one node (NOTE [ One-node
+    mse_loss ]), which shows torch's _saved_* values."""
+
+    _saved_attrs = {  # (the one-node loss's: an elementwise node stays inside its composite)
+        "self": lambda node: saved_pair(node, 0),
+        "target": lambda node: saved_pair(node, 1),
+        "reduction": lambda node: _REDUCTION_ENUM[node.reduction],
+    }
 
     @staticmethod
-    def forward(ctx, x, t, *, mean=False, half_mean=False):
+    def forward(ctx, x, t, *, mean=False, half_mean=False, reduction=None):
         ctx.save_for_backward(x, t)
         ctx.mean = mean
         ctx.half_mean = half_mean
+        ctx.reduction = reduction
         d = x._data - t._data
         if d.ndim and d.dtype.char in "fd" and d.flags.c_contiguous:  # d * d, in d's new array
-            return ctx.xp.multiply(d, d, out=d)
-        return ctx.xp.asarray(d * d)  # (a 0-d pair gives a NumPy scalar)
+            sq = ctx.xp.multiply(d, d, out=d)
+        else:
+            sq = ctx.xp.asarray(d * d)  # (a 0-d pair gives a NumPy scalar)
+        if reduction is None or reduction == "none":
+            return sq
+        if reduction == "sum":
+            return sum_array(ctx.xp, sq, None, False, None)  # Sum.forward's, over every dim
+        ctx.n = sq.size
+        return mean_all(ctx.xp, sq)
 
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
+        reduction = ctx.reduction
+        if reduction == "mean":  # (one node) Mean's backward, then the mean's formula below
+            grad = Expand.apply(grad, shape=x._data.shape) / ctx.n
+        elif reduction == "sum":  # (one node) Sum's backward
+            grad = Expand.apply(grad, shape=x._data.shape)
         if ctx.half_mean:  # NOTE [ Half-precision loss means ]: grad is the mean's, undivided
             n = x.numel()
             norm = ctx.xp.asarray(2 / n if n else float("inf"), dtype=x._data.dtype)
             norm = _make(norm, x._device, False, None)
             gx = (x - t) * norm * grad if needs[0] else None
             gt = (t - x) * norm * grad if needs[1] else None
-        elif ctx.mean:
+        elif ctx.mean or reduction == "mean":
             gx = (x - t) * grad * 2 if needs[0] else None
             gt = (t - x) * grad * 2 if needs[1] else None
         else:
@@ -654,7 +736,10 @@ class MseLoss(Function):
     def _backward_data(ctx, grad):
         if ctx.half_mean:  # (half dtypes: the Tensor formula's rounded norm)
             return NotImplemented
-        return _loss_grads_data(ctx, grad, _mse_steps_mean if ctx.mean else _mse_steps)
+        reduction = ctx.reduction
+        if reduction is None or reduction == "none":
+            return _loss_grads_data(ctx, grad, _mse_steps_mean if ctx.mean else _mse_steps)
+        return _mse_reduced_grads_data(ctx, grad, reduction == "mean")
 
 
 def _mse_steps_mean(ctx, d, grad):
@@ -669,6 +754,59 @@ def _mse_steps(ctx, d, grad):
     d *= 2
     d *= grad
     return d
+
+
+# NOTE [ One-node mse_loss ]
+# F.mse_loss composes MseLoss (elementwise) and a mean or a sum, which as_node folds into torch's
+# one MseLossBackward0 (~600 opcodes of folding and a second node per call). For the common call
+# (two plain tensors of one float32/float64 dtype and one shape, not empty) MseLoss given
+# reduction= is that node itself: the same kernels in the same order (the square, then Mean's
+# or Sum's reduction; backward the reduction's gradient, grad / n for a mean, then the
+# elementwise steps), so the same bits, first and second order, and the same _saved_* values.
+# The fast paths' switch turns it off (a profile sees the composite and its inner nodes).
+
+
+def mean_all(xp, a):
+    """Mean.forward's value over every dim of a non-empty float32/float64 array: its steps,
+    for the one-node losses that reduce their elementwise loss as F's .mean() did."""
+    n = a.size
+    out = _gemv_sum(xp, a, None, False) if n >= _GEMV_MIN_SIZE else None
+    if out is not None:
+        out /= n
+        return out
+    return xp.asarray(xp.add.reduce(a, axis=None) / n, dtype=a.dtype)
+
+
+def saved_pair(node, i: int):
+    """grad_fn._saved_self (0) or _saved_target (1) of a one-node loss: that saved tensor, with
+    torch's error once a backward freed it or once it changed in place (its own only)."""
+    saved = node._saved
+    if saved is _FREED:
+        return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+    return node._unpack(saved[i])
+
+
+def _mse_reduced_grads_data(ctx, grad, mean):
+    """MseLoss's gradients on arrays for its one-node 'mean' or 'sum' (a 0-d grad): the
+    composite's steps on the mean's grad / n in each element, or on the sum's broadcast grad
+    (stride 0), are the same products element by element; NotImplemented for the Tensor
+    formula's cases (NOTE [ Regression losses' data-level backward ])."""
+    x, t = ctx._stored_arrays()
+    dt = x.dtype
+    if grad.dtype != dt or t.dtype != dt:
+        return NotImplemented
+    if mean:
+        grad = grad / ctx.n  # (Mean's quotient; a NumPy scalar)
+    needs = ctx.needs_input_grad
+    subtract = ctx.xp.subtract
+    out = [None, None]
+    for i, (a, b) in enumerate(((x, t), (t, x))):  # NOTE [ Regression losses' target gradient ]
+        if needs[i]:
+            d = subtract(a, b)
+            if not d.flags.c_contiguous:  # (the Tensor formula's layout)
+                return NotImplemented
+            out[i] = _mse_steps_mean(ctx, d, grad) if mean else _mse_steps(ctx, d, grad)
+    return out[0], out[1]
 
 
 # NOTE [ Regression losses' data-level backward ]
@@ -894,7 +1032,7 @@ class NllLoss(Function):
     }
 
     @staticmethod
-    def forward(ctx, logp, target, weight, *, ignore_index, reduction):
+    def forward(ctx, logp, target, weight=None, *, ignore_index, reduction):
         xp = ctx.xp
         x, t = logp._data, target._data
         if x.ndim == 1:  # one sample of C classes (views: the arrays are only read)
@@ -927,10 +1065,13 @@ class NllLoss(Function):
             total = xp.asarray(total, dtype=x.dtype) if reduction == "mean" else None
         else:
             acc = _accumulate_dtype(x)  # half on a GPU: summed in float32, as torch's CUDA
-            out = (0 - pw).sum(dtype=acc)  # (from 0, as torch's sums: 0 - 0 is +0)
+            # (from 0, as torch's sums: 0 - 0 is +0); ndarray.sum's ufunc, called here, so that
+            # the warning of inf + -inf (or of an overflow) is this module's, which minitorch's
+            # filter silences as torch is silent (NOTE [ Reductions call the ufunc ])
+            out = xp.add.reduce(0 - pw, axis=None, dtype=acc)
             total = None
             if reduction == "mean":
-                total = w.sum(dtype=acc)
+                total = xp.add.reduce(w, axis=None, dtype=acc)
                 # 0 / 0 = NaN when every target is ignored (or the batch is empty), as torch,
                 # and as quietly: NumPy's warning would escape the kernel-module filter of
                 # minitorch/__init__.py under a user's `warnings.simplefilter("error")`
@@ -957,23 +1098,33 @@ class NllLoss(Function):
         safe, w, total, logp = ctx._stored_tensors
         node = ctx._fn.backward_node
         out = node.apply(grad, logp, safe, w, total, counted=ctx.counted, reduction=ctx.reduction)
-        return out, None, None
+        return (out, None, None) if len(ctx._next) == 3 else (out, None)  # (no weight: 2 inputs)
 
     @staticmethod
     def _backward_data(ctx, grad):
         check_watched(ctx)
         safe, w, total, _ = ctx._stored_arrays()
         xp = ctx.xp
-        with quiet(xp, divide="ignore", invalid="ignore"):  # (as in backward)
+        if (
+            len(ctx._next) == 2  # no class weight: w holds 0s and 1s
+            and ctx._out_device is _CPU
+            and not grad.ndim
+            and math.isfinite(grad)
+            and (total is None or total != 0)
+        ):  # nothing here can warn (a finite g, times 0 or 1): no errstate (~2 us) needed
             g = grad if total is None else grad / total
             coef = xp.where(ctx.counted, -(w * g), xp.zeros((), w.dtype))
+        else:
+            with quiet(xp, divide="ignore", invalid="ignore"):  # (as in backward)
+                g = grad if total is None else grad / total
+                coef = xp.where(ctx.counted, -(w * g), xp.zeros((), w.dtype))
         if len(ctx.shape) != 2:
             return NotImplemented  # K-dimensional: the Tensor formula's scatter
         out = xp.zeros(ctx.shape, dtype=coef.dtype)
         out[xp.arange(out.shape[0]), safe] = coef  # each row written once
         if ctx.unbatched:
             out = out[0]
-        return out, None, None
+        return (out, None, None) if len(ctx._next) == 3 else (out, None)  # (no weight: 2 inputs)
 
 
 # NOTE [ nll_loss's saved values ]
@@ -1021,7 +1172,7 @@ def _nll_total_weight(node):
     elif total is None:  # 'sum' (or unbatched): the weights summed as a 'mean' sums them
         total = node.__dict__.get("total_weight")
         if total is None:
-            total = w.sum(dtype=_accumulate_dtype(logp))
+            total = xp.add.reduce(w, axis=None, dtype=_accumulate_dtype(logp))  # (as forward)
         total = xp.asarray(total, dtype=dt)
     return _make(total, node._watched[0][1]._device, False, None)
 
@@ -1178,7 +1329,10 @@ def nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch=None):
         _watch_nll(out, watch or (logp, target), weight)
         return out.view(t_shape) if reduction == "none" else out
     fn = NllLoss2d if len(shape) > 2 else NllLoss
-    out = fn.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if weight is None:  # (two inputs: the binary op's cheaper recording)
+        out = fn.apply(logp, target, ignore_index=ignore_index, reduction=reduction)
+    else:
+        out = fn.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     _watch_nll(out, watch or (logp, target), weight)
     return out
 
@@ -1188,6 +1342,13 @@ def _watch_nll(out: Tensor, pair, weight) -> None:
     raises its error, naming them in that order (NOTE [ Watched index tensors ])."""
     fn = out._grad_fn
     if fn is not None:
+        x, t = pair
+        vx, vt = x._vc, t._vc
+        if weight is None and vx.__class__ is list and vt.__class__ is list:
+            # watch_index's entries for the two, at once (NllLoss saves values: nothing to
+            # mark freed, as frees_index would)
+            fn._watched = (("in", x, vx, vx[0], 0), ("in", t, vt, vt[0], 0))
+            return
         watch_index(fn, pair[0])
         watch_index(fn, pair[1])
         if weight is not None:
@@ -1247,6 +1408,38 @@ def plain_nll(input, target, ignore_index: int, reduction, log: bool):
                 return plain_result(_CPU_XP.add.reduce(0 - picked), _CPU)
             if reduction == "none":
                 return plain_result(-picked, _CPU)
+    return None
+
+
+def recorded_nll(input, target, ignore_index: int, reduction, log: bool):
+    """nll_loss(input, target) (log: of log_softmax(input, 1), cross_entropy's) recorded, for
+    (N, C) float32/float64 scores that require grad and (N,) int64 class ids each in [0, C), on
+    the CPU, without a class weight or label smoothing: the nodes the full path records (its
+    LogSoftmax and NllLoss, the same calls), without its checks, which such a call passes (the
+    ids' range read first, as plain_nll reads it; whatever ignore_index is, no id is out of
+    range). None for anything else, which the caller hands to the full path; the fast paths'
+    switch (fast_path) turns it off too, so that tests compare it with the full path."""
+    if (
+        input.__class__ is Tensor
+        and target.__class__ is Tensor
+        and input._device is _CPU
+        and target._device is _CPU
+        and fast_path[0]
+    ):
+        x, t = input._data, target._data
+        shape = x.shape
+        if (
+            len(shape) == 2
+            and t.ndim == 1
+            and 0 < shape[0] == t.shape[0]
+            and t.dtype is _INT64
+            and x.dtype.char in "fd"
+            and _CPU_XP.maximum.reduce(t.view(_UINT64), axis=None) < shape[1]  # (< 0: huge)
+        ):
+            logp = LogSoftmax.apply(input, dim=1) if log else input
+            out = NllLoss.apply(logp, target, ignore_index=ignore_index, reduction=reduction)
+            _watch_nll(out, (logp, target), None)
+            return out
     return None
 
 
@@ -1573,6 +1766,15 @@ def _normalized_rows(xp, rows, eps):
 # float32 with w and b, CPU time, min of 3 interleaved runs: (2048, 128) 0.39 -> 0.30-0.34 ms,
 # (2048, 512) 1.7-2.0 -> 1.3-1.5 ms (a busy machine: +-6% between runs).
 # On a GPU the whole array is one block: there blocking would only add launches.
+# Session 46 (float32 (2048, 128), CPU time, best of 75 x 3 calls, old and new interleaved in one
+# process on a busy machine): the gradient of `.sum()` reaches the backward expanded (zero
+# strides), which BLAS cannot read, so NumPy ran its own product loop for the four row and
+# column sums of every block: 0.68 ms against 0.48 for a dense gradient; each block of it is now
+# copied into a scratch block first (0.46 ms, and the dense gradient's values). Internal arrays
+# start 64-byte aligned (NOTE [ Aligned LayerNorm scratch ]): backward 0.47 -> 0.44-0.46 ms.
+# Below _GEMV_MIN_SIZE elements (one block) _ln_forward_small and _ln_backward_small run the
+# same calls without the blocking (the recorded (8, 16) call: 4042 -> 3451 opcodes with
+# F.layer_norm's shortcut, _fused_args).
 _LN_BLOCK = 1 << 15
 _LN_GEMV_MAX_D = 4096  # longer rows keep NumPy's pairwise sum (as _gemv_sum)
 
@@ -1605,6 +1807,31 @@ def _tile(xp, v, rows):
     return t
 
 
+# NOTE [ Aligned LayerNorm scratch ]
+# NumPy's AVX-512 binary ufunc loops write a 64-byte-aligned output about twice as fast as a
+# misaligned one ((256, 128) float32 block in cache, best of 20 x 200: a product 3.5 against 7.0
+# us, a column broadcast 8.9 against 11.4; unary ones and copies do not care), and malloc
+# aligns NumPy's big arrays to 16 bytes only: a whole (2048, 128) backward took 0.44-0.46 ms
+# aligned, 0.47-0.49 at malloc's 16-byte alignment, 0.51-0.55 misaligned by 16 or 32 bytes. So
+# the blocked LayerNorm kernels give their internal arrays (xhat, the backward's scratch blocks,
+# never an array they return: those must own their memory, as torch's results do) an aligned
+# start inside a slightly larger buffer. Alignment changes no value: the same operations on the
+# same operands (BLAS's matrix-vector sums were checked to give the same bits at every
+# alignment; tests/test_s46_norm.py compares misaligned runs).
+
+
+def _aligned_empty(xp, shape, f):
+    """An uninitialised C-ordered CPU array of shape and dtype f whose data starts 64-byte
+    aligned: a view into a buffer a few elements longer (internal use only; see NOTE
+    [ Aligned LayerNorm scratch ])."""
+    n = 1
+    for size in shape:
+        n *= size
+    buf = xp.empty(n + 16, f)  # (at least 64 spare bytes for 4-byte elements)
+    off = (-buf.__array_interface__["data"][0] % 64) // buf.itemsize
+    return buf[off : off + n].reshape(shape)
+
+
 def _ln_forward(xp, rows, w, b, eps, blocked, keep=True):
     """(out, xhat, rstd) of rows (R, D): xhat = (row - mean) rstd, rstd = 1 / sqrt(biased var +
     eps) an (R, 1) column (two-pass variance), out = xhat w + b; w and b (D,) or None, of the
@@ -1613,11 +1840,16 @@ def _ln_forward(xp, rows, w, b, eps, blocked, keep=True):
     scratch array: the same products and sums, one (R, D) array and, without w and b, a copy
     pass fewer)."""
     r, d = rows.shape
+    if keep and blocked and r * d < _GEMV_MIN_SIZE:
+        return _ln_forward_small(xp, rows, w, b, eps)
     f = rows.dtype
     step, n_blocks = _ln_blocks(blocked, r, d)
     inv_d = 1.0 / d
     vd = xp.full(d, inv_d, dtype=f) if d <= _LN_GEMV_MAX_D and r * d >= _GEMV_MIN_SIZE else None
-    xhat = xp.empty((r, d), f)
+    if keep and blocked and r * d >= _GEMV_MIN_SIZE:  # NOTE [ Aligned LayerNorm scratch ]
+        xhat = _aligned_empty(xp, (r, d), f)
+    else:
+        xhat = xp.empty((r, d), f)  # (without a node: it is the result, which owns its memory)
     out = xp.empty((r, d), f) if keep else xhat
     scratch = None if keep else xp.empty((step, d), f)  # the squares of a block
     rstd = xp.empty((r, 1), f)
@@ -1658,16 +1890,96 @@ def _ln_forward(xp, rows, w, b, eps, blocked, keep=True):
     return out, xhat, rstd
 
 
+def _ln_forward_small(xp, rows, w, b, eps):
+    """_ln_forward(keep=True) on the CPU for fewer than _GEMV_MIN_SIZE elements (one block, whose
+    means are pairwise row sums times 1/d): the same ufunc calls on the same arrays, without the
+    blocking and helper calls (the per-call Python is much of a small call's cost)."""
+    r, d = rows.shape
+    f = rows.dtype
+    inv_d = 1.0 / d
+    xhat = xp.empty((r, d), f)
+    out = xp.empty((r, d), f)
+    rstd = xp.empty((r, 1), f)
+    rv = rstd[:, 0]
+    xp.add.reduce(rows, axis=1, out=rv)  # the means, parked in rstd's slots
+    rv *= inv_d
+    xp.subtract(rows, rstd, out=xhat)
+    xp.square(xhat, out=out)  # (out as scratch) (x - mean)^2
+    xp.add.reduce(out, axis=1, out=rv)  # biased variance
+    rv *= inv_d
+    rv += eps
+    xp.divide(xp.sqrt(rv), rv, out=rv)  # rstd; See NOTE [ Overflowed variance ]
+    xhat *= rstd
+    if w is not None:
+        xp.multiply(xhat, w, out=out)
+        if b is not None:
+            out += b
+    elif b is not None:
+        xp.add(xhat, b, out=out)
+    else:
+        out[...] = xhat  # out must not alias the xhat kept for the backward
+    return out, xhat, rstd
+
+
+def _ln_backward_small(xp, g, xhat, rstd, w, need_gx, need_gw, need_gb):
+    """_ln_backward on the CPU for fewer than _GEMV_MIN_SIZE elements in rows of at most
+    _LN_GEMV_MAX_D (one block): the same calls on the same arrays, without the blocking (as
+    _ln_forward_small)."""
+    r, d = xhat.shape
+    f = xhat.dtype
+    if 0 in g.strides:  # an expanded g, made dense (see _ln_backward)
+        g = xp.ascontiguousarray(g)
+    gx = xp.empty((r, d), f) if need_gx else None
+    gw = gb = t = None
+    if need_gx or need_gw:  # g xhat; without a weight it lives in gx
+        t = gx if need_gx and w is None else xp.empty((r, d), f)
+        xp.multiply(g, xhat, out=t)
+    if need_gw or need_gb:
+        ones = xp.ones(r, f)
+        if need_gw:
+            gw = xp.empty(d, f)
+            xp.matmul(ones, t, out=gw)
+        if need_gb:
+            gb = xp.empty(d, f)
+            xp.matmul(ones, g, out=gb)
+    if need_gx:
+        inv_d = 1.0 / d
+        vw = w * inv_d if w is not None else xp.full(d, inv_d, dtype=f)
+        c1, c2 = xp.empty((r, 1), f), xp.empty((r, 1), f)
+        xp.matmul(g, vw, out=c1[:, 0])  # mean(g w)
+        xp.matmul(t, vw, out=c2[:, 0])  # mean(g w xhat)
+        if w is not None:
+            xp.multiply(g, w, out=gx)  # g'
+            gx -= c1
+            xp.multiply(xhat, c2, out=t)
+            gx -= t
+        else:  # gx held g xhat: rebuilt as g - (c1 + xhat c2)
+            xp.multiply(xhat, c2, out=gx)
+            gx += c1
+            xp.subtract(g, gx, out=gx)
+        gx *= rstd
+    return gx, gw, gb
+
+
 def _ln_backward(xp, g, xhat, rstd, w, needs, blocked):
     """(gx, gw, gb) for _ln_forward's out given g (R, D), each None where needs says so:
     gw = sum over rows of g xhat, gb = sum over rows of g and, with g' = g w (g without w),
     gx = rstd (g' - mean_row(g') - xhat mean_row(g' xhat)); the row means are products of g and
-    g xhat with w / D, so no g' xhat array is made."""
+    g xhat with w / D, so no g' xhat array is made. On the CPU a g with a zero stride (the
+    gradient of .sum() or .mean(), expanded) is copied block by block first: BLAS cannot read it
+    (NumPy's matrix-vector products would run their own ~8x slower loop, in another order),
+    and so its gradients are those of the same g made dense."""
     r, d = xhat.shape
+    need_gx, need_gw, need_gb = needs[:3]
+    if blocked and r * d < _GEMV_MIN_SIZE and d <= _LN_GEMV_MAX_D:
+        return _ln_backward_small(xp, g, xhat, rstd, w, need_gx, need_gw, need_gb)
     f = xhat.dtype
     step, n_blocks = _ln_blocks(blocked, r, d)
-    need_gx, need_gw, need_gb = needs[:3]
     inv_d = 1.0 / d
+    # NOTE [ Aligned LayerNorm scratch ]: big CPU arrays get aligned scratch blocks
+    big = blocked and r * d >= _GEMV_MIN_SIZE
+    empty = _aligned_empty if big else (lambda xp, shape, f: xp.empty(shape, f))
+    gcopy = empty(xp, (step, d), f) if blocked and 0 in g.strides else None
     gx = xp.empty((r, d), f) if need_gx else None
     part = xp.empty if r else xp.zeros  # no rows: no block writes the partial sums
     gw_part = part((n_blocks, d), f) if need_gw else None
@@ -1679,7 +1991,9 @@ def _ln_backward(xp, g, xhat, rstd, w, needs, blocked):
     # g xhat's block (then xhat c2's); without a weight it lives in gx's block
     tmp = None
     if (need_gx and w is not None) or (need_gw and not need_gx):
-        tmp = xp.empty((step, d), f)
+        tmp = empty(xp, (step, d), f)
+    # g' and what follows, before the last product writes gx's block (big arrays with a weight)
+    acc = empty(xp, (step, d), f) if big and need_gx and w is not None else None
     wt = _tile(xp, w, step) if need_gx and n_blocks > 1 else w
     c1b, c2b = xp.empty((step, 1), f), xp.empty((step, 1), f)  # contiguous, for BLAS's out=
     for k, s in enumerate(range(0, r, step)):
@@ -1690,6 +2004,9 @@ def _ln_backward(xp, g, xhat, rstd, w, needs, blocked):
             gb_, xh, rb = g[s : s + n], xhat[s : s + n], rstd[s : s + n]
             ob = gx[s : s + n] if need_gx else None
         on, c1, c2 = (ones, c1b, c2b) if n == step else (ones[:n], c1b[:n], c2b[:n])
+        if gcopy is not None:  # a dense copy of an expanded g's block (see the docstring)
+            gb_ = gcopy if n == step else gcopy[:n]
+            xp.copyto(gb_, g[s : s + n])
         t = None
         if need_gw or need_gx:
             t = (tmp if tmp is not None else ob)[:n]
@@ -1711,6 +2028,14 @@ def _ln_backward(xp, g, xhat, rstd, w, needs, blocked):
             _mean_rows(xp, ob, None, c2[:, 0], inv_d)
             xp.multiply(gb_, w, out=ob)
             _mean_rows(xp, ob, None, c1[:, 0], inv_d)
+        if acc is not None:  # as below, in an aligned block, the last product into gx
+            ab = acc if n == step else acc[:n]
+            xp.multiply(gb_, wt if n == step or n_blocks == 1 else wt[:n], out=ab)  # g'
+            ab -= c1
+            xp.multiply(xh, c2, out=t)
+            ab -= t
+            xp.multiply(ab, rb, out=ob)
+            continue
         if w is not None:
             xp.multiply(gb_, wt if n == step or n_blocks == 1 else wt[:n], out=ob)  # g'
             ob -= c1
@@ -1755,26 +2080,35 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, a, w, b, *, k, eps):
-        xp = ctx.xp
         x = a._data
-        dt = x.dtype
+        shape = x.shape
+        normalized = shape[x.ndim - k :]
         d = 1
-        for s in x.shape[x.ndim - k :]:
+        for s in normalized:
             d *= s
         rows = x.reshape(-1, d)
-        if opmath_dtype(dt):
+        wd = None if w is None else w._data  # (of the input's dtype: layer_norm_kernel)
+        bd = None if b is None else b._data
+        if wd is not None and wd.ndim != 1:
+            wd = wd.reshape(-1)
+        if bd is not None and bd.ndim != 1:
+            bd = bd.reshape(-1)
+        dt = x.dtype
+        half = dt.itemsize < 4 and opmath_dtype(dt)
+        if half:  # computed in float32, rounded once
             rows = rows.astype("float32")
-        f = rows.dtype
-        wd = None if w is None else w._data.reshape(-1).astype(f, copy=False)
-        bd = None if b is None else b._data.reshape(-1).astype(f, copy=False)
+            wd = None if wd is None else wd.astype("float32")
+            bd = None if bd is None else bd.astype("float32")
         blocked = a._device.type == "cpu"
         keep = ctx.__class__ is not NullCtx  # a node is recorded (its backward reads xhat)
-        out, xhat, rstd = _ln_forward(xp, rows, wd, bd, eps, blocked, keep)
+        out, xhat, rstd = _ln_forward(ctx.xp, rows, wd, bd, eps, blocked, keep)
         if keep:
             ctx.xhat, ctx.rstd, ctx.k, ctx.eps, ctx.blocked = xhat, rstd, k, eps, blocked
-            ctx.normalized_shape, ctx.bias = x.shape[x.ndim - k :], b  # for _saved_* only
+            ctx.normalized_shape, ctx.bias = normalized, b  # for _saved_* only
             ctx.save_for_backward(a, w)
-        return out.astype(dt, copy=False).reshape(x.shape)
+        if half:
+            out = out.astype(dt)
+        return out.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1787,6 +2121,19 @@ class LayerNorm(Function):
         xhat = ctx.xhat
         dt = grad.dtype
         needs = ctx.needs_input_grad
+        if dt == xhat.dtype:  # float32/float64: no casts (the common case, as below)
+            if w is not None and w.ndim != 1:
+                w = w.reshape(-1)
+            gx, gw, gb = _ln_backward(
+                ctx.xp, grad.reshape(xhat.shape), xhat, ctx.rstd, w, needs, ctx.blocked
+            )
+            if gx is not None:
+                gx = gx.reshape(a.shape)
+            if gw is not None or gb is not None:
+                shape_w = a.shape[a.ndim - ctx.k :]
+                gw = None if gw is None else gw.reshape(shape_w)
+                gb = None if gb is None else gb.reshape(shape_w)
+            return gx, gw, gb
         half_gx = None
         if ctx.blocked and xhat.dtype != dt and needs[0]:
             # half on the CPU: NOTE [ Half LayerNorm backward ]
@@ -1930,6 +2277,8 @@ def plain_layer_norm(x, d: int, w, b, eps: float):
 
 def _channel_sums(xp, x3):
     """An (N, C, L) array summed over N and L: (C,)."""
+    if x3.size < _GEMV_MIN_SIZE and xp is _CPU_XP:  # (_gemv_sum's first test, without the call)
+        return xp.add.reduce(x3, axis=(0, 2))  # x3.sum's ufunc: NOTE [ Reductions call the ufunc ]
     out = _gemv_sum(xp, x3, (0, 2), False)
     return x3.sum(axis=(0, 2)) if out is None else out
 
@@ -1979,7 +2328,7 @@ class BatchNorm(Function):
         n = n_batch * x3.shape[2]
         if training:
             mean = _channel_sums(xp, x3) / n
-            d = x3 - _per_channel(mean)
+            d = x3 - mean.reshape(-1, 1)
             var_sum = _channel_sums(xp, xp.square(d))
             var = var_sum / n
             # a 0-d tensor momentum (the cumulative average's 1 / batches) stays on the device
@@ -2011,18 +2360,19 @@ class BatchNorm(Function):
             mean = mean.astype(stats).astype(x.dtype)
             rstd = rstd.astype(stats).astype(x.dtype)
             d = None
-        # out = x alpha + beta per channel, as torch's kernel computes it (the same rounding)
-        alpha = rstd * w._data if w is not None else rstd
+        # out = x alpha + beta per channel, as torch's kernel computes it (the same rounding);
+        # a weight or bias of C elements in another shape is read flat, as torch's dense kernel
+        alpha = rstd * w._data.reshape(-1) if w is not None else rstd
         beta = -mean * alpha
         if b is not None:
-            beta += b._data
-        out = x3 * _per_channel(alpha)
-        out += _per_channel(beta)
+            beta += b._data.reshape(-1)
+        out = x3 * alpha.reshape(-1, 1)
+        out += beta.reshape(-1, 1)
         needs = ctx.needs_input_grad
         if needs[0] or needs[1]:
             if d is None:
-                d = x3 - _per_channel(mean)
-            d *= _per_channel(rstd)  # xhat
+                d = x3 - mean.reshape(-1, 1)
+            d *= rstd.reshape(-1, 1)  # xhat
         ctx.xhat, ctx.rstd, ctx.mean, ctx.training, ctx.eps = d, rstd, mean, training, eps
         ctx.running = running_mean, running_var
         ctx.save_for_backward(a, w)
@@ -2037,11 +2387,15 @@ class BatchNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx._stored_tensors
+        if w is not None and w.ndim != 1:
+            _bn_weight_not_1d(w.ndim)
         return _batch_norm_backward_graph(ctx, grad, a, w)
 
     @staticmethod
     def _backward_data(ctx, grad):
         a, w = ctx._stored_arrays()
+        if w is not None and w.ndim != 1:
+            _bn_weight_not_1d(w.ndim)
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         g = grad.reshape(xhat.shape)
@@ -2053,18 +2407,25 @@ class BatchNorm(Function):
         if needs[0]:
             if ctx.training:
                 n = xhat.shape[0] * xhat.shape[2]
-                gx = xhat * _per_channel(sum_gx / -n)
+                gx = xhat * (sum_gx / -n).reshape(-1, 1)
                 gx += g
-                gx -= _per_channel(sum_g / n)
-                gx *= _per_channel(scale)
+                gx -= (sum_g / n).reshape(-1, 1)
+                gx *= scale.reshape(-1, 1)
             else:
-                gx = g * _per_channel(scale)
+                gx = g * scale.reshape(-1, 1)
             gx = gx.reshape(a.shape)
         if needs[1]:
             gw = sum_gx
         if needs[2]:
             gb = sum_g
         return gx, gw, gb
+
+
+def _bn_weight_not_1d(ndim):
+    """torch's backward refusing a weight of C elements that is not 1-D (its forward read it
+    flat): it reads the weight through a 1-D accessor. (A bias so shaped gets a (C,) gradient,
+    which the engine refuses as torch's.)"""
+    raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {ndim}")
 
 
 def _batch_norm_backward_graph(ctx, grad, a, w):

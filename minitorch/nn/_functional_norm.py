@@ -253,19 +253,26 @@ def batch_norm(
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): batch statistics while
     training (running stats updated with the unbiased variance), running stats otherwise.
     Mirrors torch.nn.functional.batch_norm."""
-    if (  # NOTE [ The no-grad fast path ]: BatchNorm.forward's result, no node recorded
+    if (
         input.__class__ is Tensor
-        and not (_grad_state.enabled and _records(input, weight, bias))
-        and input._device is _CPU
         and training.__class__ is bool
         and momentum.__class__ is float
         and eps.__class__ is float
-        and fast_path[0]
-    ):
-        out = _plain_batch_norm(input, running_mean, running_var, weight, bias, training,
-                                momentum, eps)  # fmt: skip
-        if out is not None:
-            return out
+        and _plain_batch_args(input, running_mean, running_var, weight, bias, training, eps)
+    ):  # every check below passes: straight to the kernel
+        if (  # NOTE [ The no-grad fast path ]: BatchNorm.forward's result, no node recorded
+            input._device is _CPU
+            and not (_grad_state.enabled and _records(input, weight, bias))
+            and fast_path[0]
+            and (running_mean is None or running_mean._vc.__class__ is list)
+            and (running_var is None or running_var._vc.__class__ is list)
+        ):  # (not inference statistics: BatchNorm.forward's test)
+            return plain_batch_norm(
+                input, weight, bias, running_mean, running_var, training, momentum, eps
+            )
+        return batch_norm_kernel(
+            input, weight, bias, running_mean, running_var, training, momentum, eps
+        )
     if training:
         if input.ndim == 0:  # torch's Python check reads the size's first entry
             raise IndexError("tuple index out of range")
@@ -306,6 +313,10 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     # torch refuses an integer input before it compares the parameters' dtypes with it
     _float_only(input, "batch_norm", "batch_norm")
     _check_param_dtypes(input, weight, bias, running_mean, running_var, training)
+    for t in (running_mean, running_var, weight, bias):
+        if t is not None and t._data.ndim != 1:  # C elements in another shape
+            _check_param_dims(input, weight, bias, running_mean, running_var, training)
+            break
     if (training or (running_mean is not None and running_var is not None)) and input.numel():
         if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
             return batch_norm_kernel(
@@ -331,6 +342,38 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     else:
         out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
     return _affine(out, weight, bias, shape, input.dtype)
+
+
+# torch's CPU kernel refusing a weight or bias that is not 1-D on its strided path
+_NOT_ONE_DIM = (
+    't.defined() && t.dim() == 1 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
+    'native/Normalization.cpp":162, please report a bug to PyTorch. '
+)
+
+
+def _check_param_dims(input, weight, bias, running_mean, running_var, training) -> None:
+    """torch's CPU kernel with a weight, bias or running statistic of C elements that is not
+    1-D (their numbers of elements checked). Where every operand is dense (the input contiguous
+    or channels-last, the others contiguous) it reads a weight and bias flat (as (C,)) and
+    refuses such statistics (1-D accessors); otherwise an internal assert refuses any of them,
+    after the statistics' accessors while training (the batch statistics come first there).
+    Its backward refuses such a weight too (BatchNorm._backward_data). The meta device is left
+    as it was (torch's meta kernel broadcasts them instead)."""
+    if input._device.type == "meta":
+        return
+    x = input._data
+    params = (weight, bias, running_mean, running_var)
+    dense = (
+        x.flags.c_contiguous
+        or _mf.is_in(x, _mf.channels_last)
+        or _mf.is_in(x, _mf.channels_last_3d)
+    ) and all(t is None or t._data.flags.c_contiguous for t in params)
+    if dense or training:
+        for t in (running_mean, running_var):
+            if t is not None and t._data.ndim != 1:
+                raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t._data.ndim}")
+    if not dense and any(t is not None and t._data.ndim != 1 for t in params):
+        raise RuntimeError(_NOT_ONE_DIM)
 
 
 def _stats_norm_args(op, flag_name, input, weight, bias, running_mean, running_var, flag,
@@ -489,6 +532,29 @@ def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*,
             )
 
 
+def _fused_args(input, shape: tuple, weight, bias) -> bool:
+    """Whether layer_norm's checks (_check_normalized) pass and the fused kernel applies
+    (_fusable) for a plain case, tested on the arrays (the recorded path's cost): a non-empty
+    float32/float64 input whose last dims are shape (non-empty), weight and bias None or plain
+    tensors (or Parameters) of that shape, the input's dtype and device. False leaves the
+    decision to those checks."""
+    x = input._data
+    k = len(shape)
+    if not k or x.ndim < k or x.shape[x.ndim - k :] != shape or x.dtype.char not in "fd":
+        return False
+    if not x.size:
+        return False
+    for t in (weight, bias):
+        if t is not None and not (
+            t.__class__ in _PLAIN
+            and t._device is input._device
+            and t._data.dtype is x.dtype
+            and t._data.shape == shape
+        ):
+            return False
+    return True
+
+
 def _fusable(input: Tensor, weight, bias) -> bool:
     """Whether the fused LayerNorm kernel applies: a non-empty floating input, and weight and
     bias absent or Tensors of its dtype on its device."""
@@ -551,36 +617,42 @@ def _plain_layer_norm(input, normalized_shape, weight, bias, eps):
     return plain_result(plain_layer_norm(x, d, w, b, eps), _CPU)
 
 
-def _plain_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
-    """batch_norm on the no-grad fast path (F.batch_norm tested the argument classes and that
-    nothing is recorded), or None where the case is not plain: a non-empty float32/float64
-    input of at least two dims (more than one value per channel while training), an eps its
-    checks pass, weight and bias (_plain_param) and running statistics (plain CPU tensors, not
-    inference ones) None or of the input's dtype and (C,) shape, both statistics given or
-    (training) neither."""
+def _plain_batch_args(input, running_mean, running_var, weight, bias, training, eps) -> bool:
+    """Whether batch_norm's checks all pass and its fused kernel applies, tested on the arrays
+    (F.batch_norm tested the argument classes; the recorded path's cost): a non-empty
+    float32/float64 input of at least two dims (more than one value per channel while
+    training), an eps its checks pass, weight and bias None or plain tensors or Parameters,
+    running statistics None or plain tensors, all of the input's dtype, device and (C,) shape,
+    both statistics given or (training) neither. False leaves the decision to the checks."""
     x = input._data
     shape = x.shape
     if len(shape) < 2 or not x.size or x.dtype.char not in "fd":
-        return None
+        return False
     if training:
         if eps <= 0.0 or x.size == shape[1] or (running_mean is None) is not (running_var is None):
-            return None
+            return False
     elif eps < 0.0 or running_mean is None or running_var is None:  # (a NaN eps passes)
-        return None
+        return False
     c = shape[1:2]
+    dev = input._device
+    dt = x.dtype
     for p in (weight, bias):
-        if p is not None and not (_plain_param(p, x) and p._data.shape == c):
-            return None
+        if p is not None and not (
+            p.__class__ in _PLAIN
+            and p._device is dev
+            and p._data.dtype is dt
+            and p._data.shape == c
+        ):
+            return False
     for r in (running_mean, running_var):
         if r is not None and not (
             r.__class__ is Tensor
-            and r._device is _CPU
-            and r._data.dtype is x.dtype
+            and r._device is dev
+            and r._data.dtype is dt
             and r._data.shape == c
-            and r._vc.__class__ is list  # (not an inference tensor: BatchNorm.forward's test)
         ):
-            return None
-    return plain_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+            return False
+    return True
 
 
 def _norm_args(op: str, input, weight, bias, eps) -> None:
@@ -624,6 +696,8 @@ def layer_norm(
             args = (input, normalized_shape, weight, bias, eps)
             return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
         shape = _normalized_shape(normalized_shape, "layer_norm")
+        if _fused_args(input, shape, weight, bias):  # every check below would pass
+            return layer_norm_kernel(input, len(shape), weight, bias, eps)
         try:
             _check_normalized(input, shape, weight, bias)
         except RuntimeError:  # torch refuses mixed dtypes before it compares shapes
