@@ -193,10 +193,11 @@ def test_data_path_runs_for_float_losses_and_not_under_create_graph(monkeypatch)
     rng = np.random.default_rng(3)
     x = mt.tensor(rng.uniform(0.1, 0.9, (3, 4)), dtype=mt.float32, requires_grad=True)
     t = mt.tensor(rng.uniform(0.1, 0.9, (3, 4)), dtype=mt.float32)
-    for fn in (F.mse_loss, F.smooth_l1_loss, F.huber_loss, F.binary_cross_entropy):
+    # (mse_loss is one node since session 46, whose data-level backward the engine runs
+    # inline, past this spy: tests/test_s46_loss.py compares its two backwards)
+    for fn in (F.smooth_l1_loss, F.huber_loss, F.binary_cross_entropy):
         fn(x, t).backward()
     assert calls == [
-        ("MseLoss", False),
         ("SmoothL1Loss", False),
         ("HuberLoss", False),
         ("BinaryCrossEntropy", False),

@@ -3,7 +3,9 @@ binary cross entropy, kl divergence, poisson and gaussian nll). Margin losses ar
 _functional_loss_margin.py.
 
 Every loss is composed from the ops; log_softmax, nll_loss and binary_cross_entropy are the
-fused primitives (minitorch/_ops/nn_kernels.py says why). Nothing here reads device values back
+fused primitives (minitorch/_ops/nn_kernels.py says why), and the common calls of mse_loss and
+binary_cross_entropy_with_logits are one node each (NOTE [ One-node mse_loss ], NOTE [ One-node
+binary_cross_entropy_with_logits ]). Nothing here reads device values back
 to the host:
 the range checks torch makes on targets and probabilities (which need the values) run on CPU
 tensors only; see NOTE [ Checks that read values ].
@@ -25,15 +27,25 @@ from minitorch._ops.nn_kernels import (
     HuberLoss,
     MseLoss,
     SmoothL1Loss,
+    bce_logits_grads_data,
+    bce_logits_kernel,
     binary_cross_entropy_kernel,
     nll_loss_kernel,
     plain_nll,
+    recorded_nll,
+    saved_pair,
 )
 from minitorch._ops.nn_kernels import log_softmax as _log_softmax
-from minitorch._ops.pointwise import Sigmoid
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, saved_value, show_saved
-from minitorch.autograd.function import _FREED, Function, Node, _raise_modified, scalar_node
+from minitorch.autograd.function import (
+    _FREED,
+    Function,
+    Node,
+    _raise_modified,
+    fast_path,
+    scalar_node,
+)
 from minitorch.autograd.grad_mode import state as _grad_mode
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _reduction
@@ -338,6 +350,17 @@ def mse_loss(
     input, target = _expanded(input, target)
     shown = (input, target)  # what torch's kernel gets, and its node saves
     reduction = resolve_reduction(None, None, reduction)
+    x = input._data
+    if (  # See NOTE [ One-node mse_loss ] in minitorch/_ops/nn_kernels.py
+        input.__class__ is Tensor
+        and target.__class__ is Tensor
+        and x.dtype.char in "fd"
+        and target._data.dtype == x.dtype
+        and x.ndim
+        and x.size
+        and fast_path[0]
+    ):
+        return MseLoss.apply(input, target, reduction=reduction)
     if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "mse")
     # See NOTE [ Regression losses' target gradient ]
@@ -600,11 +623,12 @@ def nll_loss(
     reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
         ignore_index = _int_arg(ignore_index, "nll_loss_nd")
-    elif weight is None and not (
-        _grad_mode.enabled and input.__class__ is Tensor and input._requires_grad
-    ):
-        out = plain_nll(input, target, ignore_index, reduction, False)  # See NOTE [ The common
-        if out is not None:  # nll_loss without a node ] in minitorch/_ops/nn_kernels.py
+    elif weight is None:
+        if _grad_mode.enabled and input.__class__ is Tensor and input._requires_grad:
+            out = recorded_nll(input, target, ignore_index, reduction, False)  # (its nodes only)
+        else:  # See NOTE [ The common nll_loss without a node ] in minitorch/_ops/nn_kernels.py
+            out = plain_nll(input, target, ignore_index, reduction, False)
+        if out is not None:
             return out
     return _nll(input, target, weight, ignore_index, reduction)[0]
 
@@ -633,14 +657,12 @@ def cross_entropy(
         reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
         ignore_index = _int_arg(ignore_index, "cross_entropy_loss")
-    elif (
-        not (_grad_mode.enabled and input.__class__ is Tensor and input._requires_grad)
-        and weight is None
-        and label_smoothing.__class__ is float
-        and label_smoothing <= 0.0
-    ):
-        out = plain_nll(input, target, ignore_index, reduction, True)  # See NOTE [ The common
-        if out is not None:  # nll_loss without a node ] in minitorch/_ops/nn_kernels.py
+    elif weight is None and label_smoothing.__class__ is float and label_smoothing <= 0.0:
+        if _grad_mode.enabled and input.__class__ is Tensor and input._requires_grad:
+            out = recorded_nll(input, target, ignore_index, reduction, True)  # (its nodes only)
+        else:  # See NOTE [ The common nll_loss without a node ] in minitorch/_ops/nn_kernels.py
+            out = plain_nll(input, target, ignore_index, reduction, True)
+        if out is not None:
             return out
     if label_smoothing.__class__ is not float:
         check_float("cross_entropy_loss", label_smoothing, "label_smoothing", 6)
@@ -858,6 +880,26 @@ def binary_cross_entropy_with_logits(
         args = (input, target, weight, size_average, reduce, reduction, pos_weight)
         return _autocast.call(binary_cross_entropy_with_logits, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
+    if (  # See NOTE [ One-node binary_cross_entropy_with_logits ]
+        weight is None
+        and pos_weight is None
+        and input.__class__ is Tensor
+        and target.__class__ is Tensor
+        and input._device is _CPU
+        and target._device is _CPU
+        and fast_path[0]
+    ):
+        x, t = input._data, target._data
+        if (
+            x.dtype.char in "fd"
+            and t.dtype == x.dtype
+            and x.shape == t.shape
+            and x.ndim
+            and x.size
+            and x.flags.c_contiguous
+            and t.flags.c_contiguous
+        ):
+            return _BceWithLogits.apply(input, target, reduction=reduction)
     for name, pos, v in (("weight", 3, weight), ("pos_weight", 4, pos_weight)):
         if v is not None and not isinstance(v, Tensor):  # pos_weight=2.0: torch's parser
             raise TypeError(
@@ -1015,22 +1057,50 @@ class _BceLogitsLearnedTarget(Function):
             or (w is not None and w.dtype != dt)
         ):
             return NotImplemented
-        xp = ctx.xp
-        needs = ctx.needs_input_grad
-        out = [None, None]
-        if needs[0]:
-            g = Sigmoid.kernel(xp, x)  # (a new array laid out as x)
-            out[0] = xp.subtract(g, t, out=g)
-        if needs[1]:
-            out[1] = xp.negative(x)
-        for g in out:
-            if g is not None:
-                xp.multiply(g, grad, out=g)
-                if w is not None:
-                    xp.multiply(g, w, out=g)
-                if ctx.n:
-                    xp.divide(g, ctx.n, out=g)
-        return out[0], out[1], None, None
+        gx, gt = bce_logits_grads_data(ctx.xp, x, t, w, grad, ctx.n, ctx.needs_input_grad)
+        return gx, gt, None, None
+
+
+# NOTE [ One-node binary_cross_entropy_with_logits ]
+# binary_cross_entropy_with_logits computes its loss from detached inputs with Tensor ops, then
+# records _BceLogitsLearnedTarget (torch's gradient formulas), which as_node folds into torch's
+# one node. For the common call (plain CPU tensors of one float32/float64 dtype and shape, laid
+# out row-major, not empty, no weight or pos_weight) _BceWithLogits is that node itself: its
+# forward takes the Tensor ops' kernels on the arrays (logsigmoid's, then (1 - t) x - ls in
+# the same order, then Mean's or Sum's reduction), so the same bits, and its backward is
+# _BceLogitsLearnedTarget's. The fast paths' switch turns it off (a profile sees the
+# composite).
+
+
+class _BceWithLogits(_BceLogitsLearnedTarget):
+    """out = reduce((1 - t) x - logsigmoid(x));  grad_x = g (sigmoid(x) - t),  grad_t = -g x,
+    divided by numel for 'mean' (_BceLogitsLearnedTarget's backward without weights).
+    NOTE [ One-node binary_cross_entropy_with_logits ]"""
+
+    _node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    _saved_attrs = {
+        "self": lambda node: saved_pair(node, 0),
+        "target": lambda node: saved_pair(node, 1),
+        "weight": lambda node: None,  # (torch's undefined tensors read None)
+        "pos_weight": lambda node: None,
+        "reduction": lambda node: _ENUM[node.reduction]["reduction"],
+    }
+
+    @staticmethod
+    def forward(ctx, x, t, *, reduction):
+        ctx.save_for_backward(x, t, None, None)
+        ctx.reduction = reduction
+        ctx.n = x._data.size if reduction == "mean" else 0
+        return bce_logits_kernel(ctx.xp, x, t._data, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _BceLogitsLearnedTarget.backward(ctx, grad)[:2]
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        out = _BceLogitsLearnedTarget._backward_data(ctx, grad)
+        return out if out is NotImplemented else out[:2]
 
 
 # --- divergences and likelihoods ---
