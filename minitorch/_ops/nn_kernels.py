@@ -1369,12 +1369,12 @@ _UINT64 = _CPU_XP.dtype("uint64")
 _INT64 = _CPU_XP.dtype("int64")
 
 
-def plain_nll(input, target, ignore_index: int, reduction, log: bool):
-    """nll_loss(input, target) (log: of log_softmax(input, 1), cross_entropy's) of the common
-    case of NOTE [ The common nll_loss without a node ], or None where that does not apply."""
+def _common_pair(input, target):
+    """The arrays (x, t) of plain CPU tensors input, (N, C) float32/float64 scores (N > 0), and
+    target, (N,) int64 class ids each in [0, C) (read last), with the fast paths on: the case
+    plain_nll and recorded_nll take; None for any other."""
     if (
         input.__class__ is Tensor
-        and not (input._requires_grad and _grad_mode.enabled)
         and target.__class__ is Tensor
         and input._device is _CPU
         and target._device is _CPU
@@ -1385,12 +1385,23 @@ def plain_nll(input, target, ignore_index: int, reduction, log: bool):
         if (
             len(shape) == 2
             and t.ndim == 1
-            and 0 < shape[0] == t.shape[0] < _NLL_ROWS
+            and 0 < shape[0] == t.shape[0]
             and t.dtype is _INT64
             and x.dtype.char in "fd"
-            and (ignore_index < 0 or ignore_index >= shape[1])
             and _CPU_XP.maximum.reduce(t.view(_UINT64), axis=None) < shape[1]  # (< 0: huge)
         ):
+            return x, t
+    return None
+
+
+def plain_nll(input, target, ignore_index: int, reduction, log: bool):
+    """nll_loss(input, target) (log: of log_softmax(input, 1), cross_entropy's) of the common
+    case of NOTE [ The common nll_loss without a node ], or None where that does not apply."""
+    pair = _common_pair(input, target)
+    if pair is not None and not (input._requires_grad and _grad_mode.enabled):
+        x, t = pair
+        shape = x.shape
+        if shape[0] < _NLL_ROWS and (ignore_index < 0 or ignore_index >= shape[1]):
             rows = _CPU_XP.arange(shape[0])
             if log:
                 # LogSoftmax.kernel's z - log(s) (float32/float64, the last dim) at the picked
@@ -1419,28 +1430,12 @@ def recorded_nll(input, target, ignore_index: int, reduction, log: bool):
     ids' range read first, as plain_nll reads it; whatever ignore_index is, no id is out of
     range). None for anything else, which the caller hands to the full path; the fast paths'
     switch (fast_path) turns it off too, so that tests compare it with the full path."""
-    if (
-        input.__class__ is Tensor
-        and target.__class__ is Tensor
-        and input._device is _CPU
-        and target._device is _CPU
-        and fast_path[0]
-    ):
-        x, t = input._data, target._data
-        shape = x.shape
-        if (
-            len(shape) == 2
-            and t.ndim == 1
-            and 0 < shape[0] == t.shape[0]
-            and t.dtype is _INT64
-            and x.dtype.char in "fd"
-            and _CPU_XP.maximum.reduce(t.view(_UINT64), axis=None) < shape[1]  # (< 0: huge)
-        ):
-            logp = LogSoftmax.apply(input, dim=1) if log else input
-            out = NllLoss.apply(logp, target, ignore_index=ignore_index, reduction=reduction)
-            _watch_nll(out, (logp, target), None)
-            return out
-    return None
+    if _common_pair(input, target) is None:
+        return None
+    logp = LogSoftmax.apply(input, dim=1) if log else input
+    out = NllLoss.apply(logp, target, ignore_index=ignore_index, reduction=reduction)
+    _watch_nll(out, (logp, target), None)
+    return out
 
 
 _LINEAR = (False, True)  # a row-major input, a column-major wt (NOTE [ Gradient layout in linear ])

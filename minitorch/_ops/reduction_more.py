@@ -358,6 +358,27 @@ def _common_dims(x, dim, keepdim):
     return None
 
 
+def _plain_stat(fn, input, dim, unbiased, keepdim, correction, **welford):
+    """(fn.forward's result as a plain tensor, its dims, its keepdim) for a common call that
+    records nothing (NOTE [ The no-grad fast path ]): fn Var or Std, with apply's ctx for no
+    node; None where the general route runs."""
+    if (
+        input.__class__ is Tensor
+        and input._device is cpu
+        and not (input._requires_grad and state.enabled)
+        and unbiased is _MISSING
+        and correction is None
+        and fast_path[0]
+    ):
+        plan = _common_dims(input._data, dim, keepdim)
+        if plan is not None:
+            dims, keepdim, g = plan
+            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
+            out = fn.forward(_CPU_NULL_CTX, input, **args, **welford)
+            return plain_result(out, cpu), dims, keepdim
+    return None
+
+
 def _var_args(op, input, dim, unbiased, keepdim, correction):
     if unbiased is _MISSING and correction is None and input.__class__ is Tensor:
         plan = _common_dims(input._data, dim, keepdim)
@@ -438,21 +459,10 @@ def var(
     out=None,
 ):  # fmt: skip
     """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
-    if (  # NOTE [ The no-grad fast path ]: Var.forward, with apply's ctx for no node
-        input.__class__ is Tensor
-        and input._device is cpu
-        and not (input._requires_grad and state.enabled)
-        and unbiased is _MISSING
-        and correction is None
-        and out is None
-        and not extra
-        and fast_path[0]
-    ):
-        plan = _common_dims(input._data, dim, keepdim)
-        if plan is not None:
-            dims, keepdim, g = plan
-            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
-            return plain_result(Var.forward(_CPU_NULL_CTX, input, **args), cpu)
+    if out is None and not extra:  # NOTE [ The no-grad fast path ]
+        plain = _plain_stat(Var, input, dim, unbiased, keepdim, correction)
+        if plain is not None:
+            return plain[0]
     if extra:  # (input REQUIRED, extra: torch's parser wording, as sum's)
         args = (input, dim, unbiased, keepdim, *extra)
         raise extra_positional_error("var", args, correction=correction, out=out)
@@ -469,21 +479,10 @@ def std(
     out=None,
 ):  # fmt: skip
     """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
-    if (  # NOTE [ The no-grad fast path ]: Std.forward, with apply's ctx for no node
-        input.__class__ is Tensor
-        and input._device is cpu
-        and not (input._requires_grad and state.enabled)
-        and unbiased is _MISSING
-        and correction is None
-        and out is None
-        and not extra
-        and fast_path[0]
-    ):
-        plan = _common_dims(input._data, dim, keepdim)
-        if plan is not None:
-            dims, keepdim, g = plan
-            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
-            return plain_result(Std.forward(_CPU_NULL_CTX, input, **args), cpu)
+    if out is None and not extra:  # NOTE [ The no-grad fast path ]
+        plain = _plain_stat(Std, input, dim, unbiased, keepdim, correction)
+        if plain is not None:
+            return plain[0]
     if extra:  # (input REQUIRED, extra: torch's parser wording, as sum's)
         args = (input, dim, unbiased, keepdim, *extra)
         raise extra_positional_error("std", args, correction=correction, out=out)
@@ -527,20 +526,10 @@ def var_mean(
 ):  # fmt: skip
     """(var, mean) over dims. Mirrors torch.var_mean (which takes no out=, though its docs list
     one: a TypeError there too)."""
-    if (  # NOTE [ The no-grad fast path ]: the general route's kernels, without its nodes
-        input.__class__ is Tensor
-        and input._device is cpu
-        and not (input._requires_grad and state.enabled)
-        and unbiased is _MISSING
-        and correction is None
-        and not unknown
-        and fast_path[0]
-    ):
-        plan = _common_dims(input._data, dim, keepdim)
-        if plan is not None:
-            dims, keepdim, g = plan
-            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
-            first = plain_result(Var.forward(_CPU_NULL_CTX, input, welford=True, **args), cpu)
+    if not unknown:  # NOTE [ The no-grad fast path ]: the general route's kernels, no nodes
+        plain = _plain_stat(Var, input, dim, unbiased, keepdim, correction, welford=True)
+        if plain is not None:
+            first, dims, keepdim = plain
             m = mean(input, None if dim is _MISSING else dim, keepdim)
             _welford_mean(input, m, dims)
             return first, m
@@ -609,20 +598,10 @@ def std_mean(
     input, dim=_MISSING, unbiased=_MISSING, keepdim=_MISSING, *, correction=None, **unknown
 ):  # fmt: skip
     """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
-    if (  # NOTE [ The no-grad fast path ]: the general route's kernels, without its nodes
-        input.__class__ is Tensor
-        and input._device is cpu
-        and not (input._requires_grad and state.enabled)
-        and unbiased is _MISSING
-        and correction is None
-        and not unknown
-        and fast_path[0]
-    ):
-        plan = _common_dims(input._data, dim, keepdim)
-        if plan is not None:
-            dims, keepdim, g = plan
-            args = {"dims": dims, "keepdim": keepdim, "correction": 1, "grad_dof": g}
-            first = plain_result(Std.forward(_CPU_NULL_CTX, input, welford=True, **args), cpu)
+    if not unknown:  # NOTE [ The no-grad fast path ]: the general route's kernels, no nodes
+        plain = _plain_stat(Std, input, dim, unbiased, keepdim, correction, welford=True)
+        if plain is not None:
+            first, dims, keepdim = plain
             m = mean(input, None if dim is _MISSING else dim, keepdim)
             _welford_mean(input, m, dims)
             return first, m
