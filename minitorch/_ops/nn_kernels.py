@@ -1874,15 +1874,22 @@ def _ln_forward(xp, rows, w, b, eps, blocked, keep=True):
                 xh *= wt
             if bt is not None:
                 xh += bt
-        elif wt is not None:
-            xp.multiply(xh, wt, out=ob)
-            if bt is not None:
-                ob += bt
-        elif bt is not None:
-            xp.add(xh, bt, out=ob)
         else:
-            ob[...] = xh  # out must not alias the xhat kept for the backward
+            _affine(xp, xh, wt, bt, ob)
     return out, xhat, rstd
+
+
+def _affine(xp, xhat, w, b, out) -> None:
+    """out = xhat * w + b, either optional (neither: a copy, as out must not alias the xhat
+    kept for the backward)."""
+    if w is not None:
+        xp.multiply(xhat, w, out=out)
+        if b is not None:
+            out += b
+    elif b is not None:
+        xp.add(xhat, b, out=out)
+    else:
+        out[...] = xhat
 
 
 def _ln_forward_small(xp, rows, w, b, eps):
@@ -1905,14 +1912,7 @@ def _ln_forward_small(xp, rows, w, b, eps):
     rv += eps
     xp.divide(xp.sqrt(rv), rv, out=rv)  # rstd; See NOTE [ Overflowed variance ]
     xhat *= rstd
-    if w is not None:
-        xp.multiply(xhat, w, out=out)
-        if b is not None:
-            out += b
-    elif b is not None:
-        xp.add(xhat, b, out=out)
-    else:
-        out[...] = xhat  # out must not alias the xhat kept for the backward
+    _affine(xp, xhat, w, b, out)
     return out, xhat, rstd
 
 
