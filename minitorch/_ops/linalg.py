@@ -23,6 +23,7 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops.einsum_op import _LETTERS, Einsum
+from minitorch._ops.pointwise import _plain_pair
 from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node, show_saved
@@ -1401,18 +1402,10 @@ def trace(input):
 
 def _plain_kron(a, b, out):
     """The no-node Kronecker product of NOTE [ Kronecker products without a node ], or None."""
-    if not (
-        a.__class__ is Tensor
-        and b.__class__ is Tensor
-        and a._device is _CPU
-        and b._device is _CPU
-        and out is None
-        and not ((a._requires_grad or b._requires_grad) and _grad_state.enabled)
-        and fast_path[0]
-    ):
+    if not (b.__class__ is Tensor and _plain_pair(a, b, out)):
         return None
     x, y = a._data, b._data
-    if x.dtype is not y.dtype or x.dtype.char not in "fd":
+    if x.dtype.char not in "fd":
         return None
     sa, sb = x.shape, y.shape
     n = len(sa) - len(sb)

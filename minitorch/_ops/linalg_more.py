@@ -47,19 +47,17 @@ from minitorch._ops.linalg import (
     mm,
     outer,
 )
-from minitorch._ops.pointwise import _type_label
+from minitorch._ops.pointwise import _plain_pair, _type_label
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
 from minitorch.autograd.composite import as_node, one_node, show_saved
 from minitorch.autograd.function import (
     Function,
-    fast_path,
     name_node,
     plain_result,
     saved_uint64,
     scalar_node,
 )
-from minitorch.autograd.grad_mode import state as _grad_state
 
 # fmt: off
 __all__ = [
@@ -263,20 +261,11 @@ _ROT2 = _XP.array([2, 0, 1])
 
 def _plain_cross(a, b, dim, out):
     """The no-node cross product of NOTE [ Cross products without a node ], or None."""
-    if not (
-        a.__class__ is Tensor
-        and b.__class__ is Tensor
-        and a._device is _CPU
-        and b._device is _CPU
-        and out is None
-        and dim.__class__ is int
-        and not ((a._requires_grad or b._requires_grad) and _grad_state.enabled)
-        and fast_path[0]
-    ):
+    if not (b.__class__ is Tensor and dim.__class__ is int and _plain_pair(a, b, out)):
         return None
     x, y = a._data, b._data
     shape = x.shape
-    if x.dtype is not y.dtype or x.dtype.char not in "fd" or y.shape != shape:
+    if x.dtype.char not in "fd" or y.shape != shape:
         return None
     nd = len(shape)
     if not -nd <= dim < nd or shape[dim] != 3:  # (a 0-d x fails the first test)
