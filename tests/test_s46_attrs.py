@@ -177,7 +177,11 @@ def test_renamed_nodes_show_none_of_the_ops_values():
     for v in views:
         fn = v.grad_fn
         assert fn.name() == "AsStridedBackward0"
-        assert not [a for a in dir(fn) if a.startswith("_saved_")]
+        # only as_strided's geometry (NOTE [ The node of a regenerated view ])
+        assert [a for a in dir(fn) if a.startswith("_saved_")] == [
+            "_saved_size", "_saved_storage_offset", "_saved_stride"
+        ]
+        assert fn._saved_size == tuple(v.shape)
         with pytest.raises(AttributeError):
             fn._saved_dim  # noqa: B018
     x = _x(3, 1)

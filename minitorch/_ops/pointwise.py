@@ -512,16 +512,24 @@ def _fused_alpha(input, other, alpha, negate):
     cast to the dtype as torch's); None elsewhere (integers are exact either way, the half
     dtypes have their own path). Called once the plain op has checked the shapes."""
     cls = alpha.__class__
+    tensor_alpha = False
     if cls is not float and cls is not int:
-        if cls is bool or not is_number(alpha):
+        if isinstance(alpha, Tensor):  # 0-d (check_alpha): read as a number, on its device
+            tensor_alpha = True
+        elif cls is bool or not is_number(alpha):
             return None
-        alpha = number(alpha)  # a NumPy number
+        else:
+            alpha = number(alpha)  # a NumPy number
     if not isinstance(input, Tensor):
         return None
     x = input._data
     dt = x.dtype
     if dt.kind != "f" or dt.itemsize < 4:
         return None
+    if tensor_alpha:
+        if alpha._device is not input._device or alpha._data.dtype.kind not in "fiu":
+            return None  # (a bool alpha only scales bool results, which are exact)
+        alpha = alpha._data.astype(dt)  # the number torch's kernel reads, in the dtype
     if isinstance(other, Tensor):
         if other._data.dtype is not dt or other._device is not input._device:
             return None
@@ -531,6 +539,8 @@ def _fused_alpha(input, other, alpha, negate):
     else:
         return None
     xp = input._device.backend.xp
+    if tensor_alpha:  # a 0-d array of dt: no host read (negated exactly, as the number)
+        return fused_multiply_add(xp, b, xp.negative(alpha) if negate else alpha, x)
     return fused_multiply_add(xp, b, float(dt.type(-alpha if negate else alpha)), x)
 
 

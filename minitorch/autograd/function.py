@@ -652,6 +652,8 @@ def install_saved_attrs(node_cls) -> None:
 def _saved_shown(node, key: str) -> bool:
     """Whether node answers _saved_<key>: a Function whose nodes take several of torch's names
     (Clamp's ClampMinBackward0 saves no max) lists each name's keys in _saved_shown."""
+    if type(node).__dict__.get("_regenerated_view"):  # NOTE [ The node of a regenerated view ]
+        return False
     shown = getattr(type(node)._fn, "_saved_shown", None)
     if shown is None:
         return True
@@ -1983,7 +1985,7 @@ def _regenerate_view_grad_fn(view: Tensor):
         state.enabled = prev
     if fresh._grad_fn is not None:
         # torch regenerates the view as one as_strided of its base: the node carries that name
-        name_node(fresh, "AsStridedBackward0")
+        _as_strided_node(fresh._grad_fn, view)
     old = view._grad_fn
     view._grad_fn = fresh._grad_fn
     view._output_nr = fresh._output_nr
@@ -2006,6 +2008,51 @@ def _regenerate_view_grad_fn(view: Tensor):
 # the view's memory (or does not replay at all), replaces the chain by one as_strided of the
 # base with the view's sizes, strides and offset, which is what torch replays. Nothing is added
 # where views are made; the check is one comparison per replay, on the regeneration path only.
+
+
+# NOTE [ The node of a regenerated view ]
+# torch regenerates a view whose base changed in place as one as_strided of the base: its node,
+# AsStridedBackward0, shows the view's size, stride and storage offset (_saved_size,
+# _saved_stride, _saved_storage_offset) and nothing of the ops that made the view. minitorch
+# replays the view's ops instead; the last node is re-classed to a subclass named so, which
+# answers those three from the view's geometry kept at regeneration, and hides the replayed
+# op's own _saved_<name> attributes (_saved_shown).
+_REGENERATED: dict = {}
+
+
+class _ViewGeometry:
+    """A regenerated view node's _saved_size (k=0), _saved_stride (1) or _saved_storage_offset
+    (2): NOTE [ The node of a regenerated view ]."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        return node.__dict__["_view_geometry"][self.k]
+
+
+def _as_strided_node(fn, view: Tensor) -> None:
+    """Re-classes fn, the node of view's replay, as torch's AsStridedBackward0 of view (NOTE
+    [ The node of a regenerated view ])."""
+    cls = _REGENERATED.get(fn.__class__)
+    if cls is None:
+        attrs = {
+            "__slots__": (),
+            "__module__": fn.__class__.__module__,
+            "_regenerated_view": True,
+            "_saved_size": _ViewGeometry(0),
+            "_saved_stride": _ViewGeometry(1),
+            "_saved_storage_offset": _ViewGeometry(2),
+        }
+        cls = _REGENERATED[fn.__class__] = type("AsStridedBackward0", (fn.__class__,), attrs)
+    fn.__class__ = cls
+    fn.__dict__["_view_geometry"] = (
+        tuple(view._data.shape), view.stride(), view.storage_offset()
+    )
 
 
 def _replay_current(view: Tensor) -> Tensor:

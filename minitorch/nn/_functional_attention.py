@@ -446,7 +446,11 @@ def _flash_half(scores, bias, value, round_to) -> Tensor:
     visible = top != float("-inf")  # a row with every key masked gives 0
     num = _ops.exp(scores - _ops.where(visible, top, 0.0))
     total = _ops.where(visible, num.sum(-1, keepdim=True), 1.0)
-    out = _ops.matmul(num.to(round_to).to(scores.dtype), value)
+    # the weights rounded to the half dtype for the product, as torch's forward; its backward
+    # computes in float32, so the rounding passes the gradient through unrounded (num + the
+    # rounding error, detached: exactly the rounded value, as the difference is exact)
+    rounded = num + (num.to(round_to).to(scores.dtype) - num).detach()
+    out = _ops.matmul(rounded, value)
     return out * _ops.where(visible, 1.0 / total, 0.0)
 
 
