@@ -1358,6 +1358,8 @@ def _addbmm_half(input, batch1, batch2, beta, alpha):
 class Trace(Function):
     """out = sum of the main diagonal;  grad_a = grad on the diagonal, 0 elsewhere"""
 
+    _saved_attrs = {"self_sym_sizes": "shape"}  # grad_fn._saved_self_sym_sizes (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         x = a._data

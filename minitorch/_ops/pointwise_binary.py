@@ -198,6 +198,7 @@ class Fmod(Function):
     """out = a - trunc(a / b) * b;  grad_a = grad,  grad_b = -grad * trunc(a / b)"""
 
     _node_name = "FmodBackward1"
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -387,6 +388,7 @@ class LerpScalar(Function):
     """out = a + w (b - a) (w a number);  grad_a = grad (1 - w),  grad_b = grad w"""
 
     _node_name = "LerpBackward0"
+    _saved_attrs = {"weight": "weight"}  # grad_fn._saved_weight (as torch's)
 
     @staticmethod
     def forward(ctx, a, b, *, weight):
@@ -406,6 +408,7 @@ class Lerp(Function):
     """out = a + w (b - a);  grad_a = grad (1 - w),  grad_b = grad w,  grad_w = grad (b - a)"""
 
     _node_name = "LerpBackward1"
+    _saved_names = ("self", "end", "weight")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, b, w):
@@ -541,6 +544,9 @@ def _addcmul_array(backend, x, a, b, value):
 class Addcmul(Function):
     """out = x + v * a * b;  grad_x = grad,  grad_a = grad * v * b,  grad_b = grad * v * a"""
 
+    _saved_names = ("tensor1", "tensor2")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"value": "value"}
+
     @staticmethod
     def forward(ctx, x, a, b, *, value):
         needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
@@ -567,6 +573,9 @@ class Addcmul(Function):
 
 class Addcdiv(Function):
     """out = x + v * a / b;  grad_x = grad,  grad_a = grad * v / b,  grad_b = -grad * v * a / b²"""
+
+    _saved_names = ("tensor1", "tensor2")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"value": "value"}
 
     @staticmethod
     def forward(ctx, x, a, b, *, value):
@@ -723,6 +732,8 @@ def _logaddexp_grads(ctx, grad, d):
 class Logaddexp(Function):
     """out = log(exp(a) + exp(b));  grad_a = grad sigmoid(a - b),  grad_b = grad sigmoid(b - a)"""
 
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -736,6 +747,8 @@ class Logaddexp(Function):
 
 class Logaddexp2(Function):
     """out = log2(2**a + 2**b);  grad_a = grad * sigmoid((a - b) ln 2),  grad_b symmetric"""
+
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, b):

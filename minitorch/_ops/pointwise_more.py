@@ -316,6 +316,8 @@ def square(input=REQUIRED, *extra, out=None):
 class Exp2(Function):
     """out = 2**a;  grad_a = grad * out * ln 2"""
 
+    _saved_names = ("result",)  # grad_fn._saved_result (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         out = _arr(ctx.xp, ctx.xp.exp2(a._data))
@@ -330,6 +332,8 @@ class Exp2(Function):
 
 class Expm1(Function):
     """out = exp(a) - 1;  grad_a = grad * (out + 1)"""
+
+    _saved_names = ("result",)  # grad_fn._saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -346,6 +350,8 @@ class Expm1(Function):
 class Log2(Function):
     """out = log2(a);  grad_a = grad / (a ln 2)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -359,6 +365,8 @@ class Log2(Function):
 
 class Log10(Function):
     """out = log10(a);  grad_a = grad / (a ln 10)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -375,6 +383,7 @@ class Log1p(Function):
     """out = log(1 + a);  grad_a = grad / (1 + a)"""
 
     _node_name = "Log1PBackward0"
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -389,6 +398,8 @@ class Log1p(Function):
 
 class Rsqrt(Function):
     """out = 1 / sqrt(a);  grad_a = -grad * out**3 / 2"""
+
+    _saved_names = ("result",)  # grad_fn._saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -412,6 +423,8 @@ class Rsqrt(Function):
 
 class Reciprocal(Function):
     """out = 1 / a;  grad_a = -grad * out**2"""
+
+    _saved_names = ("result",)  # grad_fn._saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -473,6 +486,8 @@ class Cos(Function):
 class Tan(Function):
     """out = tan(a);  grad_a = grad * (1 + out**2)"""
 
+    _saved_names = ("result",)  # grad_fn._saved_result (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         out = _arr(ctx.xp, ctx.xp.tan(a._data))
@@ -488,6 +503,8 @@ class Tan(Function):
 class Asin(Function):
     """out = asin(a);  grad_a = grad / sqrt(1 - a**2)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -501,6 +518,8 @@ class Asin(Function):
 
 class Acos(Function):
     """out = acos(a);  grad_a = -grad / sqrt(1 - a**2)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -516,6 +535,8 @@ class Acos(Function):
 class Atan(Function):
     """out = atan(a);  grad_a = grad / (1 + a**2)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -529,6 +550,8 @@ class Atan(Function):
 
 class Sinh(Function):
     """out = sinh(a);  grad_a = grad * cosh(a)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -544,6 +567,8 @@ class Sinh(Function):
 class Cosh(Function):
     """out = cosh(a);  grad_a = grad * sinh(a)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -557,6 +582,9 @@ class Cosh(Function):
 
 class Asinh(Function):
     """out = asinh(a);  grad_a = grad / sqrt(a**2 + 1)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+    _saved_shown = {"AsinhBackward1": ()}  # asinh_'s node saves nothing (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -573,6 +601,9 @@ class Acosh(Function):
     """out = acosh(a);  grad_a = grad * rsqrt(a * a - 1) (torch's form: +inf at a = -1 and a
     -inf second derivative at a = 1, where (a - 1)(a + 1) gives -inf and nan)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+    _saved_shown = {"AcoshBackward1": ()}  # acosh_'s node saves nothing (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -586,6 +617,9 @@ class Acosh(Function):
 
 class Atanh(Function):
     """out = atanh(a);  grad_a = grad / (1 - a**2)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+    _saved_shown = {"AtanhBackward1": ()}  # atanh_'s node saves nothing (as torch's)
 
     @staticmethod
     def forward(ctx, a):

@@ -474,9 +474,42 @@ class MaxPool3D(_MaxPool, Function):
     _node_name = "MaxPool3DWithIndicesBackward0"
 
 
+def _avg_given(node, k: int):
+    """An average pool's k-th argument as its grad_fn._saved_<name> shows it: as F.avg_pool*d
+    kept it on the node (kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override); for a pool run by another function, from its geometry."""
+    given = node.__dict__.get("given")
+    if given is None:
+        kernel, stride, pads, _, _ = node.geom
+        given = (kernel, stride, tuple(lo for lo, _ in pads), False, True, None)
+    return given[k]
+
+
+_AVG_SAVED = {  # grad_fn._saved_<name> (as torch's), arguments as F's call gave them
+    "kernel_size": lambda node: _avg_given(node, 0),
+    "stride": lambda node: _avg_given(node, 1),
+    "padding": lambda node: _avg_given(node, 2),
+    "ceil_mode": lambda node: _avg_given(node, 3),
+    "count_include_pad": lambda node: _avg_given(node, 4),
+    "divisor_override": lambda node: _avg_given(node, 5),
+}
+
+
+def _keep_avg_given(ctx, out: Tensor) -> Tensor:
+    """out, whose node (a pool's or its backward's, recorded under create_graph) is given the
+    arguments ctx's node kept, for its grad_fn._saved_<name>."""
+    given = ctx.__dict__.get("given")
+    if given is not None and out._grad_fn is not None:
+        out._grad_fn.given = given
+    return out
+
+
 class _AvgPool:
     """out = the sum of each zero-padded window / divisor (a number, or an array over the output
     positions);  grad_x = AvgPoolGrad(grad)"""
+
+    _saved_names = ("self",)
+    _saved_attrs = _AVG_SAVED
 
     @staticmethod
     def forward(ctx, x, *, kernel, stride, padding, dilation, divisor):
@@ -507,15 +540,18 @@ class _AvgPool:
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx._stored_tensors
-        return ctx._fn.grad_cls.apply(
+        g = ctx._fn.grad_cls.apply(
             grad, x, geom=ctx.geom, in_shape=ctx.in_shape, divisor=ctx.divisor
         )
+        return _keep_avg_given(ctx, g)
 
 
 class _AvgPoolGrad:
     """out = zeros(in_shape) with a / divisor added over each window;  grad_a = AvgPool(grad),
     grad_x = 0 for the pooled input x (torch's avg_pool backward takes it: a gradient penalty's
     double backward reaches x, NOTE [ Zero gradients of piecewise-linear backward ])"""
+
+    _saved_attrs = _AVG_SAVED
 
     @staticmethod
     def forward(ctx, a, x, *, geom, in_shape, divisor):
@@ -549,6 +585,7 @@ class _AvgPoolGrad:
                 dilation=dilation,
                 divisor=ctx.divisor,
             )
+            _keep_avg_given(ctx, g_a)
         return g_a, (zeros_of(x) if needs[1] else None)
 
 
@@ -669,8 +706,10 @@ def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
     return out
 
 
-def avg_pool(x: Tensor, kernel, stride, pads, divisor):
-    """Averages the last len(kernel) dims of x (2 or 3) by windows of zero-padded x."""
+def avg_pool(x: Tensor, kernel, stride, pads, divisor, given=None):
+    """Averages the last len(kernel) dims of x (2 or 3) by windows of zero-padded x. `given`:
+    the arguments as F.avg_pool*d's call gave them, kept on a recorded node for its
+    grad_fn._saved_<name>."""
     _no_bool(x, "avg_pool2d" if len(kernel) == 2 else "avg_pool3d_out_frame")
     if _no_node(x):
         out = AVG_POOLS[len(kernel)].forward(
@@ -683,7 +722,7 @@ def avg_pool(x: Tensor, kernel, stride, pads, divisor):
             divisor=divisor,
         )
         return plain_result(out, _CPU)
-    return AVG_POOLS[len(kernel)].apply(
+    out = AVG_POOLS[len(kernel)].apply(
         x,
         kernel=kernel,
         stride=stride,
@@ -691,3 +730,6 @@ def avg_pool(x: Tensor, kernel, stride, pads, divisor):
         dilation=(1,) * len(kernel),
         divisor=divisor,
     )
+    if given is not None and out._grad_fn is not None:
+        out._grad_fn.given = given
+    return out

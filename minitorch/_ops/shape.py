@@ -169,6 +169,23 @@ def keep_given(out: Tensor, given) -> None:
         fn.given = given
 
 
+def saved_ints(v):
+    """An int or a sequence of ints (int-likes) as torch's grad_fn._saved_<name> shows int64
+    arguments: ints read back unsigned (-1: 2**64 - 1), a sequence as a tuple."""
+    if v.__class__ is int:
+        return saved_uint64(v)
+    if is_index(v):
+        return saved_uint64(_int(v))
+    return tuple([saved_uint64(_int(d)) for d in v])
+
+
+def given_dims(node, wrapped):
+    """A node's dims as its call gave them (keep_given kept them where one was negative), else
+    `wrapped`, as torch shows them (saved_ints): grad_fn._saved_dim of unsqueeze, _dim0/_dim1
+    of transpose, _dims of permute, flip and roll."""
+    return saved_ints(node.__dict__.get("given", wrapped))
+
+
 def as_view_array(x, shape):
     """A new array object sharing x's memory, with `shape` (the strides must allow it)."""
     shape = tuple(shape)
@@ -655,7 +672,7 @@ class Unsqueeze(Function):
 
     _is_view = True
     _saved_shown = SHOWN_UNLESS_REGENERATED
-    _saved_attrs = {"dim": "dim"}
+    _saved_attrs = {"dim": lambda node: given_dims(node, node.dim)}  # (as torch's: as given)
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -690,17 +707,23 @@ def unsqueeze(input: Tensor = REQUIRED, dim: int = REQUIRED, *extra) -> Tensor:
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("unsqueeze", input) from None
     if dim.__class__ is int and -n <= dim < n:  # (_wrap_dim's result, inlined)
-        dim %= n
+        d = dim % n
     else:
-        dim = _wrap_dim(dim, n, "unsqueeze", "dim", 2)
+        d = _wrap_dim(dim, n, "unsqueeze", "dim", 2)
     if (  # NOTE [ The view fast path ]: Unsqueeze.forward's array
         not (input._requires_grad and _grad_state.enabled)
         and input.__class__ is Tensor
         and input._device is _CPU
         and fast_path[0]
     ):
-        return plain_view(input, _unsqueezed(_CPU_XP, input, dim), Unsqueeze, {"dim": dim})
-    return Unsqueeze.apply(input, dim=dim)
+        return plain_view(input, _unsqueezed(_CPU_XP, input, d), Unsqueeze, {"dim": d})
+    if dim is d:  # (a dim in range: the same int; else kept as given for grad_fn._saved_dim)
+        return Unsqueeze.apply(input, dim=d)
+    out = Unsqueeze.apply(input, dim=d)
+    fn = out._grad_fn  # (keep_given, inlined)
+    if fn is not None:
+        fn.given = dim
+    return out
 
 
 # --- permutations of dims ---
@@ -711,7 +734,7 @@ class Permute(Function):
 
     _is_view = True
     _saved_shown = SHOWN_UNLESS_REGENERATED
-    _saved_attrs = {"dims": "dims"}
+    _saved_attrs = {"dims": lambda node: given_dims(node, node.dims)}  # (as torch's: as given)
 
     @staticmethod
     def forward(ctx, a, *, dims):
@@ -740,7 +763,10 @@ class Transpose(Function):
 
     _is_view = True
     _saved_shown = SHOWN_UNLESS_REGENERATED
-    _saved_attrs = {"dim0": lambda node: node.dims[0], "dim1": lambda node: node.dims[1]}
+    _saved_attrs = {  # (as torch's: as given)
+        "dim0": lambda node: given_dims(node, node.dims)[0],
+        "dim1": lambda node: given_dims(node, node.dims)[1],
+    }
 
     @staticmethod
     def forward(ctx, a, *, dim0, dim1):
@@ -815,14 +841,21 @@ def permute(input: Tensor, dims) -> Tensor:
         )
     for d in dims:
         if d.__class__ is not int or not 0 <= d < n:  # (else _wrap_dim leaves each as it is)
+            given = dims
             try:
                 dims = tuple(_wrap_dim(d, n) for d in dims)
             except TypeError:  # an int-like tensor, or torch's wording for what is not int-like
                 dims = tuple(_wrap_dim(d, n) for d in int_list(dims, "permute", "dims", 2))
             break
+    else:  # (the dims as given)
+        if len(set(dims)) != n:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        return _permuted(input, dims)
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _permuted(input, dims)
+    out = _permuted(input, dims)
+    keep_given(out, given)  # for grad_fn._saved_dims
+    return out
 
 
 def transpose(
@@ -838,22 +871,28 @@ def transpose(
     n = x.ndim or 1  # (a 0-d tensor takes dims 0 and -1, as _wrap_dim)
     # (_wrap_dim's results, inlined for int dims in range)
     if dim0.__class__ is int and -n <= dim0 < n:
-        dim0 %= n
+        d0 = dim0 % n
     else:
-        dim0 = _wrap_dim(dim0, x.ndim, "transpose", "dim0", 2)
+        d0 = _wrap_dim(dim0, x.ndim, "transpose", "dim0", 2)
     if dim1.__class__ is int and -n <= dim1 < n:
-        dim1 %= n
+        d1 = dim1 % n
     else:
-        dim1 = _wrap_dim(dim1, x.ndim, "transpose", "dim1", 3)
+        d1 = _wrap_dim(dim1, x.ndim, "transpose", "dim1", 3)
     if (  # NOTE [ The view fast path ]: Transpose.forward's array
         not (input._requires_grad and _grad_state.enabled)
         and input.__class__ is Tensor
         and input._device is _CPU
         and fast_path[0]
     ):
-        out = x.view() if dim0 == dim1 else x.swapaxes(dim0, dim1)
-        return plain_view(input, out, Transpose, {"dim0": dim0, "dim1": dim1})
-    return Transpose.apply(input, dim0=dim0, dim1=dim1)
+        out = x.view() if d0 == d1 else x.swapaxes(d0, d1)
+        return plain_view(input, out, Transpose, {"dim0": d0, "dim1": d1})
+    if dim0 is d0 and dim1 is d1:  # (else kept as given, for grad_fn._saved_dim0/1)
+        return Transpose.apply(input, dim0=d0, dim1=d1)
+    out = Transpose.apply(input, dim0=d0, dim1=d1)
+    fn = out._grad_fn  # (keep_given, inlined: x.transpose(-2, -1) is common)
+    if fn is not None:
+        fn.given = (dim0, dim1)
+    return out
 
 
 swapdims = transpose
@@ -870,7 +909,11 @@ def swapaxes(
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("swapaxes", input) from None
     d0 = _wrap_dim(axis0, n, "swapaxes", "axis0", 2)
-    return Transpose.apply(input, dim0=d0, dim1=_wrap_dim(axis1, n, "swapaxes", "axis1", 3))
+    d1 = _wrap_dim(axis1, n, "swapaxes", "axis1", 3)
+    out = Transpose.apply(input, dim0=d0, dim1=d1)
+    if axis0 is not d0 or axis1 is not d1:
+        keep_given(out, (axis0, axis1))  # as given, for grad_fn._saved_dim0/1
+    return out
 
 
 def t(input: Tensor = REQUIRED, *extra) -> Tensor:

@@ -21,7 +21,7 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops._common import wrap_dim as _wrap_dim
-from minitorch._ops.shape import at_strides
+from minitorch._ops.shape import at_strides, given_dims, keep_given, saved_ints
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _replay_view, name_node, saved_uint64
 from minitorch.autograd.grad_mode import no_grad
@@ -135,10 +135,22 @@ def _host_diag_view(x, offset: int, dim1: int, dim2: int):
     )
 
 
+def _saved_diagonal_dim(i: int):
+    """DiagonalBackward0's _saved_dim1/_dim2: the dim as given (diagonal keeps a negative one on
+    the node), read back unsigned as torch's binding does."""
+    return lambda node: given_dims(node, node.args[2:])[i]
+
+
 class Diagonal(Function):
     """out = the diagonal of a over (dim1, dim2), last (a view);  grad_a = diag_embed(grad)"""
 
     _is_view = True
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "dim1": _saved_diagonal_dim(0),
+        "dim2": _saved_diagonal_dim(1),
+        "offset": lambda node: saved_uint64(node.args[1]),
+        "self_sym_sizes": lambda node: node.args[0],
+    }
 
     @staticmethod
     def forward(ctx, a, *, offset, dim1, dim2):
@@ -218,7 +230,12 @@ def diagonal(
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("diagonal", input) from None
     d1, d2 = _diag_dims(n, dim1, dim2)
-    return Diagonal.apply(input, offset=_offset(offset, "diagonal", "offset"), dim1=d1, dim2=d2)
+    offset = _offset(offset, "diagonal", "offset")
+    if d1 is dim1 and d2 is dim2:  # (dims in range: the same ints)
+        return Diagonal.apply(input, offset=offset, dim1=d1, dim2=d2)
+    out = Diagonal.apply(input, offset=offset, dim1=d1, dim2=d2)
+    keep_given(out, (dim1, dim2))  # as given, for grad_fn._saved_dim1/2
+    return out
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -317,6 +334,8 @@ def _triu(xp, x, k: int):
 class Tril(Function):
     """out = a with the elements above diagonal k zeroed;  grad_a = tril(grad, k)"""
 
+    _saved_attrs = {"diagonal": lambda node: saved_uint64(node.k)}  # (as torch's)
+
     @staticmethod
     def forward(ctx, a, *, diagonal):
         ctx.k = diagonal
@@ -329,6 +348,8 @@ class Tril(Function):
 
 class Triu(Function):
     """out = a with the elements below diagonal k zeroed;  grad_a = triu(grad, k)"""
+
+    _saved_attrs = Tril._saved_attrs
 
     @staticmethod
     def forward(ctx, a, *, diagonal):
@@ -428,6 +449,11 @@ class AsStrided(Function):
     scatter-added into the root's memory, then read back at a's memory positions"""
 
     _is_view = True
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's; the offset as given, None if not)
+        "size": lambda node: node.args[2],
+        "stride": lambda node: node.args[3],
+        "storage_offset": lambda node: node.__dict__.get("given"),
+    }
 
     @staticmethod
     def forward(ctx, a, *, size, stride, storage_offset, layout):
@@ -504,6 +530,7 @@ def as_strided(input: Tensor, size, stride=REQUIRED, storage_offset: int | None 
         )
     root = input._base if input._base is not None else input
     r = root._data
+    given = storage_offset
     if storage_offset is None:
         storage_offset = input.storage_offset()
     elif storage_offset.__class__ is not int:
@@ -523,9 +550,12 @@ def as_strided(input: Tensor, size, stride=REQUIRED, storage_offset: int | None 
             f"{storage_offset}, and itemsize {item} requiring a storage size of {need * item} "
             f"are out of bounds for storage of size {have * item}"
         )
-    return AsStrided.apply(
+    out = AsStrided.apply(
         input, size=size, stride=stride, storage_offset=storage_offset - start, layout=layout
     )
+    if given is not None:
+        keep_given(out, storage_offset)  # for grad_fn._saved_storage_offset
+    return out
 
 
 class Unfold(Function):
@@ -534,7 +564,7 @@ class Unfold(Function):
 
     _is_view = True
     _saved_attrs = {  # grad_fn._saved_dimension, ... (as torch)
-        "dimension": lambda node: node.args[0],
+        "dimension": lambda node: given_dims(node, node.args[0]),
         "size": lambda node: node.args[1],
         "step": lambda node: node.args[2],
         "self_sym_sizes": "in_shape",
@@ -582,7 +612,10 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {have} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return Unfold.apply(input, dimension=d, size=size, step=step)
+    out = Unfold.apply(input, dimension=d, size=size, step=step)
+    if dimension < 0:  # kept as given, for grad_fn._saved_dimension (keep_given)
+        keep_given(out, dimension)
+    return out
 
 
 # --- flips and rolls ---
@@ -611,7 +644,7 @@ _WHOLE = slice(None)
 class Flip(Function):
     """out = a reversed along dims (a copy);  grad_a = flip(grad, dims)"""
 
-    _saved_attrs = {"dims": "dims"}  # grad_fn._saved_dims (as torch)
+    _saved_attrs = {"dims": lambda node: given_dims(node, node.dims)}  # (as torch's: as given)
 
     @staticmethod
     def forward(ctx, a, *, dims):
@@ -646,7 +679,11 @@ def flip(input: Tensor, dims=_NO_DIMS) -> Tensor:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped += (d,)
     # a 0-d tensor takes dim 0 or -1 (as one of one dim) and has nothing to reverse: a copy
-    return Flip.apply(input, dims=wrapped if n else ())
+    if wrapped == dims:
+        return Flip.apply(input, dims=wrapped if n else ())
+    out = Flip.apply(input, dims=wrapped if n else ())
+    keep_given(out, dims)  # a negative dim: kept as given, for grad_fn._saved_dims
+    return out
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -673,7 +710,7 @@ class Roll(Function):
     # negative shift read as the unsigned 64-bit number torch's binding shows (-1: 2**64 - 1)
     _saved_attrs = {
         "shifts": lambda node: tuple(saved_uint64(s) for s in _as_tuple(node.args[0])),
-        "dims": lambda node: _as_tuple(node.args[1]),
+        "dims": lambda node: given_dims(node, _as_tuple(node.args[1])),
     }
 
     @staticmethod
@@ -771,12 +808,21 @@ def roll(input: Tensor = REQUIRED, shifts=REQUIRED, dims=None, *extra) -> Tensor
         return Roll.apply(input, shifts=0, dims=None)
     if n == 0:  # torch: IndexError naming the first dim, where _wrap_dim would take 0 and -1
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    dims = tuple(_wrap_dim(d, n) for d in dims)
-    return Roll.apply(input, shifts=shifts, dims=dims)
+    wrapped = tuple(_wrap_dim(d, n) for d in dims)
+    if wrapped == dims:
+        return Roll.apply(input, shifts=shifts, dims=wrapped)
+    out = Roll.apply(input, shifts=shifts, dims=wrapped)
+    keep_given(out, dims)  # a negative dim: kept as given, for grad_fn._saved_dims
+    return out
 
 
 class Rot90(Function):
     """out = a rotated k quarter turns in the plane dims;  grad_a = rot90(grad, -k, dims)"""
+
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's: as given; rot90 keeps them)
+        "k": lambda node: saved_uint64(node.__dict__.get("given", node.args)[0]),
+        "dims": lambda node: saved_ints(node.__dict__.get("given", node.args)[1]),
+    }
 
     @staticmethod
     def forward(ctx, a, *, k, dims):
@@ -816,4 +862,7 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
         )
-    return Rot90.apply(input, k=k % 4, dims=d)
+    out = Rot90.apply(input, k=k % 4, dims=d)
+    if k != k % 4 or d != dims:  # kept as given, for grad_fn._saved_k and _dims (keep_given)
+        keep_given(out, (k, dims))
+    return out

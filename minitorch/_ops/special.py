@@ -63,6 +63,8 @@ def _special(a: Tensor, name: str, *args):
 class Erf(Function):
     """out = erf(a);  grad_a = grad * 2/sqrt(pi) * exp(-a²)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -76,6 +78,8 @@ class Erf(Function):
 
 class Erfc(Function):
     """out = 1 - erf(a);  grad_a = -grad * 2/sqrt(pi) * exp(-a²)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -116,6 +120,8 @@ class Erfinv(Function):
 
 class Lgamma(Function):
     """out = log|Γ(a)|;  grad_a = grad * digamma(a)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -294,6 +300,8 @@ def _digamma_forward(a):
 class Digamma(Function):
     """out = ψ(a) = d/da log Γ(a);  grad_a = grad * polygamma(1, a)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -367,6 +375,9 @@ def _trigamma(xp, x):
 class Polygamma(Function):
     """out = ψ⁽ⁿ⁾(a);  grad_a = grad * polygamma(n + 1, a)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"n": "n"}
+
     @staticmethod
     def forward(ctx, a, *, n):
         ctx.save_for_backward(a)
@@ -404,6 +415,9 @@ def polygamma(n, input, *, out=None):
 class Logit(Function):
     """out = log(z / (1 - z)), z = a clamped to [eps, 1 - eps];  grad_a = grad / (a (1 - a))
     inside the clamp, 0 outside it (NaN outside [0, 1] without eps)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"eps": "eps"}
 
     @staticmethod
     def forward(ctx, a, *, eps):
@@ -446,6 +460,8 @@ class Xlogy(Function):
     """out = a log(b), 0 where a = 0 (b not NaN);  grad_a = xlogy(grad, b) (0 where a = 0 and
     b <= 0),  grad_b = grad a / b"""
 
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -472,12 +488,14 @@ class XlogyScalarSelf(Xlogy):
     """xlogy(number, tensor): as Xlogy"""
 
     _node_name = "XlogyBackward1"
+    _saved_attrs = {"self": "given"}  # grad_fn._saved_self: the number, as given (xlogy keeps it)
 
 
 class XlogyScalarOther(Xlogy):
     """xlogy(tensor, number): as Xlogy"""
 
     _node_name = "XlogyBackward2"
+    _saved_attrs = {"other": "given"}  # grad_fn._saved_other: the number, as given
 
 
 def xlogy(input, other, *, out=None):
@@ -489,12 +507,17 @@ def xlogy(input, other, *, out=None):
         a = cast(a, dt)
     if isinstance(b, Tensor) and b.dtype is not dt:
         b = cast(b, dt)
-    cls = Xlogy
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _out(Xlogy.apply(a, b), out)
     if not isinstance(a, Tensor):
-        a, cls = cast(scalar_like(a, b), dt), XlogyScalarSelf
-    elif not isinstance(b, Tensor):
-        b, cls = cast(scalar_like(b, a), dt), XlogyScalarOther
-    return _out(cls.apply(a, b), out)
+        number = input
+        result = XlogyScalarSelf.apply(cast(scalar_like(a, b), dt), b)
+    else:
+        number = other
+        result = XlogyScalarOther.apply(a, cast(scalar_like(b, a), dt))
+    if result._grad_fn is not None:  # (its grad_fn._saved_self or _other)
+        result._grad_fn.given = number
+    return _out(result, out)
 
 
 # --- i0, sinc ---
@@ -502,6 +525,8 @@ def xlogy(input, other, *, out=None):
 
 class I0(Function):
     """out = I0(a), the modified Bessel function of order 0;  grad_a = grad * I1(a)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -537,6 +562,8 @@ def _i1(a: Tensor) -> Tensor:
 
 class Sinc(Function):
     """out = sin(pi a) / (pi a), 1 at 0;  grad_a = grad * (cos(pi a) - out) / a, +0. at 0"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -584,6 +611,8 @@ def _gamma_pair(a: Tensor, b: Tensor, name: str):
 class Igamma(Function):
     """out = P(a, b), the regularized lower incomplete gamma function;
     grad_b = grad * b^(a-1) e^(-b) / Γ(a),  no gradient for a (torch has none)"""
+
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
 
     _sign = 1.0
     _kernel = "gammainc"
@@ -635,6 +664,9 @@ def igammac(input, other, *, out=None):
 class Mvlgamma(Function):
     """out = sum over j < p of lgamma(a - j/2) + p (p - 1) / 4 log(pi);
     grad_a = grad * sum over j < p of digamma(a - j/2)"""
+
+    _saved_names = ("self",)  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"p": "p"}
 
     @staticmethod
     def forward(ctx, a, *, p):

@@ -598,13 +598,17 @@ def _avg_poolnd(
     _check_avg_dtype(input, n)
     size = input.shape[input.ndim - n :]
     divisor = _avg_divisor(input, size, k, s, pads, out_size, count_include_pad, divisor_override)
+    # its grad_fn._saved_<name>: the arguments as torch's op takes them
+    given = () if stride is None or isinstance(stride, (list, tuple)) and not stride else s
+    pads_lo = tuple(lo for lo, _ in pads)
+    given = (k, given, pads_lo, ceil_mode, count_include_pad, divisor_override)
     if key is not None:  # NOTE [ Pooling argument plans ]
         if divisor.__class__ is int:
-            _keep_plan(key, (k, s, pads, divisor))
+            _keep_plan(key, (k, s, pads, divisor, given))
         elif input._device is _CPU:  # an array of divisors (the key names the device), which
             divisor.flags.writeable = False  # the pools only read
-            _keep_plan(key, (k, s, pads, divisor))
-    result = avg_pool(input, k, s, pads, divisor)
+            _keep_plan(key, (k, s, pads, divisor, given))
+    result = avg_pool(input, k, s, pads, divisor, given)
     return result if out is None else write_out(out, result)
 
 
@@ -1173,6 +1177,19 @@ class AdaptiveAvgWindowsGrad(Function):
 _ADAPTIVE_SAVED = {"self": saved_value(0), "result1": lambda node: node.indices}
 show_saved("AdaptiveMaxPool2DBackward0", _ADAPTIVE_SAVED)  # grad_fn._saved_<name> (as torch's)
 show_saved("AdaptiveMaxPool3DBackward0", _ADAPTIVE_SAVED)
+show_saved("AdaptiveAvgPool2DBackward0", {"self": saved_value(0)})
+show_saved("AdaptiveAvgPool3DBackward0", {"self": saved_value(0)})
+
+
+def _unpool_indices(node):
+    """A max unpool's grad_fn._saved_indices: its indices (a 1-d unpool's as torch's 2-d run of
+    (..., L, 1) saves them, unsqueezed)."""
+    idx = node.indices
+    return idx.unsqueeze(-1) if node.unpool_1d else idx
+
+
+show_saved("MaxUnpool2DBackward0", {"indices": _unpool_indices})
+show_saved("MaxUnpool3DBackward0", {"indices": _unpool_indices})
 
 
 def adaptive_avg_pool1d(input, output_size) -> Tensor:
@@ -1470,6 +1487,7 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     # torch unpools 1-d as 2-d over (..., L, 1), so its graph reads SqueezeBackward1 ->
     # MaxUnpool2DBackward0 -> UnsqueezeBackward0; 2-d and 3-d are one node each
     x = input.unsqueeze(-1) if n == 1 else input
+    kept = {"indices": indices, "unpool_1d": n == 1}  # for grad_fn._saved_indices
     lead = input.shape[: input.ndim - n]
     # the plane size spelled out: an empty batch cannot infer a -1
     plane = math.prod(input.shape[input.ndim - n :])
@@ -1478,9 +1496,10 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
         # an empty output: torch checks no index (nothing is written) and returns it
         out = flat_in.narrow(-1, 0, 0)
         if n == 1:
-            out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,))
+            out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,), attrs=kept)
             return out.squeeze(-1)
-        return as_node(out.reshape((*lead, *size)), f"MaxUnpool{n}DBackward0", (input,))
+        name = f"MaxUnpool{n}DBackward0"
+        return as_node(out.reshape((*lead, *size)), name, (input,), attrs=kept)
     out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)
     try:
         out = out.scatter(-1, indices.reshape((*lead, plane)), flat_in)
@@ -1488,9 +1507,9 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
         _raise_invalid_unpool_index(indices, size if n > 1 else (*size, 1))
         raise
     if n == 1:
-        out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,))
+        out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,), attrs=kept)
         return out.squeeze(-1)
-    return as_node(out.reshape((*lead, *size)), f"MaxUnpool{n}DBackward0", (input,))
+    return as_node(out.reshape((*lead, *size)), f"MaxUnpool{n}DBackward0", (input,), attrs=kept)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
