@@ -804,10 +804,10 @@ class Tensor(TensorMethods):
         return bool(self._value())
 
     def __float__(self):
+        if self._requires_grad:  # (torch warns first, whatever the size)
+            _warn_scalar_of_grad()
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            _warn_scalar_of_grad()
         return float(self._value())
 
     def __int__(self):
@@ -816,10 +816,10 @@ class Tensor(TensorMethods):
         return int(self._value())
 
     def __complex__(self):
+        if self._requires_grad:  # (torch warns first, whatever the size)
+            _warn_scalar_of_grad()
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            _warn_scalar_of_grad()
         return complex(self._value())
 
     def __index__(self):

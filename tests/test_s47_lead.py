@@ -133,3 +133,16 @@ def test_half_attention_gradients_are_not_rounded_twice(name, causal):
     bound = {"bfloat16": 0.0035, "float16": 0.00045}[name]
     for x, y in zip(got[1:], want[1:], strict=True):
         assert ((x - y).abs().max() / y.abs().max()).item() < bound
+
+
+def test_float_of_a_multi_element_tensor_requiring_grad_warns_first(monkeypatch):
+    # torch warns (once per process) before its size error
+    from minitorch import _settings
+
+    seen = []
+    monkeypatch.setattr(_settings, "warn_once", lambda key, *a, **k: seen.append(key))
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    for convert in (float, complex):
+        with pytest.raises(ValueError, match="only one element tensors"):
+            convert(x)
+    assert seen == ["scalar_of_grad", "scalar_of_grad"]

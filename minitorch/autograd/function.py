@@ -158,6 +158,7 @@ class Node:
         # not answer (NOTE [ Saved values as attributes ])
         keys = [n for n in _saved_keys(type(self)._fn) if not _saved_shown(self, n)]
         hidden = {f"_saved_{n}" for n in keys} | {f"_raw_saved_{n}" for n in keys}
+        hidden -= type(self).__dict__.keys()  # (NOTE [ The node of a regenerated view ])
         names = [n for n in super().__dir__() if n not in hidden]
         fn = type(self)._fn
         if fn is None or fn._builtin:  # a built-in op's node or a leaf's accumulator
