@@ -14,12 +14,16 @@ Differences from NumPy (documented, deliberate):
 - dtypes follow torch's promotion rules, not NumPy's (`np.add(float32 tensor, 1.5)` stays float32),
   and NumPy scalars act as the Python numbers torch reads from them (`np.int64(3) // int32 tensor`
   is int32). A ufunc of tensors and ndarrays computes in NumPy's dtype, as torch's (NumPy's loop).
+- A NumPy scalar on the left of an operator (`np.float64(3) / t`, `np.int64(-3) < t`) runs the
+  tensor's reflected operator, as torch's does (NOTE [ A NumPy scalar on the left of an operator ]).
 - NumPy arrays and scalars mixed with a tensor become tensors on that tensor's device.
 """
 
 from __future__ import annotations
 
 import builtins
+import dis
+import sys
 
 import numpy as np
 
@@ -207,6 +211,11 @@ def _has_op(ufunc, method: str, kwargs) -> bool:
 def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
     """Tensor.__array_ufunc__: run `ufunc.method(*inputs)` as minitorch ops, or on the host
     arrays where minitorch has no op for it (see _host_ufunc)."""
+    if inputs[0].__class__ in _LEFT_OPERANDS and len(inputs) == 2 and inputs[1] is self:
+        # NOTE [ A NumPy scalar on the left of an operator ]
+        reflected = _REFLECTED.get(ufunc) if method == "__call__" and not kwargs else None
+        if reflected is not None and _numpy_scalar_operator(inputs[0], reflected):
+            return _reflected_operator(self, inputs[0], reflected)
     name = ufunc.__name__
     full = f"numpy.{name}" if method == "__call__" else f"numpy.{name}.{method}"
     out = kwargs.pop("out", None)
@@ -250,6 +259,115 @@ def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
             a, b = a.to(dtype), b.to(dtype)
         result = UFUNCS[name](a.reshape(tuple(a.shape) + (1,) * b.ndim), b)
     return _with_out(result, out, full)
+
+
+# NOTE [ A NumPy scalar on the left of an operator ]
+# torch's Tensor has __array_priority__ and no __array_ufunc__, so a NumPy scalar gives up on
+# `np.float64(3) / t` (NotImplemented) and Python calls t.__rtruediv__(np.float64(3)), which reads
+# the scalar as the Python number it holds: a weak scalar, np.float32 and np.float16 included
+# (np.float64(2.7) * a float16 tensor does not round 2.7 to float16 first), np.bool_ read
+# as a float (np.True_ + an int8 tensor is float32), a np.uint64 past int64's range refused (the
+# reflected method gives up: Python's TypeError; for `/` NumPy then multiplies the array of
+# reciprocal(t)). Comparisons are reflected the same way (`s < t` is t > s).
+# minitorch's Tensor defines __array_ufunc__, so NumPy calls it with the ufunc instead, the scalar
+# first (a 0-d array for a comparison: NumPy's scalar richcompare makes one). Where the calling
+# frame is running an operator instruction (BINARY_OP or COMPARE_OP; 3.10's BINARY_*/INPLACE_*),
+# the call is that operator, and array_ufunc runs the tensor's reflected operator with torch's
+# number: `np.float64(3) / t` is reciprocal(t) * 3 (MulBackward0), as torch's. Explicit calls
+# (np.divide(np.float64(3), t), operator.truediv, divmod) keep the ufunc path: a weak scalar of
+# the scalar's value. A real 0-d array on the left of a comparison (`np.array(3) < t`, torch's
+# TypeError) is indistinguishable from a scalar's there, and is read as that scalar.
+
+# ufunc -> (the tensor's reflected method, Python's operator symbol, whether it is a comparison)
+_REFLECTED = {
+    np.add: ("__radd__", "+", False), np.subtract: ("__rsub__", "-", False),
+    np.multiply: ("__rmul__", "*", False), np.true_divide: ("__rtruediv__", "/", False),
+    np.floor_divide: ("__rfloordiv__", "//", False), np.remainder: ("__rmod__", "%", False),
+    np.power: ("__rpow__", "**", False), np.matmul: ("__rmatmul__", "@", False),
+    np.bitwise_and: ("__rand__", "&", False), np.bitwise_or: ("__ror__", "|", False),
+    np.bitwise_xor: ("__rxor__", "^", False), np.left_shift: ("__rlshift__", "<<", False),
+    np.right_shift: ("__rrshift__", ">>", False),
+    np.less: ("__gt__", "<", True), np.less_equal: ("__ge__", "<=", True),
+    np.greater: ("__lt__", ">", True), np.greater_equal: ("__le__", ">=", True),
+    np.equal: ("__eq__", "==", True), np.not_equal: ("__ne__", "!=", True),
+}  # fmt: skip
+
+# the NumPy scalar types torch reads as Python numbers (every C type: np.longlong is not np.int64)
+_NUMPY_NUMBERS = frozenset({
+    np.bool_, np.byte, np.ubyte, np.short, np.ushort, np.intc, np.uintc, np.int_, np.uint,
+    np.longlong, np.ulonglong, np.half, np.single, np.double,
+})  # fmt: skip
+# what NumPy hands array_ufunc as the left operand of `scalar op tensor` (a comparison's: 0-d array)
+_LEFT_OPERANDS = _NUMPY_NUMBERS | {np.ndarray}
+_INT64_MAX = 2**63 - 1
+
+
+# the instructions of `a op b` (3.11+: BINARY_OP; 3.10: BINARY_ADD, INPLACE_ADD, ...) and `a < b`
+_BINARY_OPS = frozenset(
+    code
+    for name, code in dis.opmap.items()
+    if name.startswith(("BINARY_", "INPLACE_")) and name not in ("BINARY_SUBSCR", "BINARY_SLICE")
+)
+_COMPARE_OP = dis.opmap["COMPARE_OP"]
+
+
+def _numpy_scalar_operator(x, reflected) -> bool:
+    """Whether `x op tensor` reached array_ufunc from a NumPy scalar x's operator (see NOTE [ A
+    NumPy scalar on the left of an operator ]): a NumPy number (a 0-d array of one for a
+    comparison) and an operator instruction in the frame that ran it."""
+    if x.__class__ is np.ndarray:  # (NumPy makes a comparison's scalar a 0-d array first)
+        if not (reflected[2] and x.ndim == 0 and x.dtype.type in _NUMPY_NUMBERS):
+            return False
+    elif reflected[2]:
+        return False
+    try:  # frames: this function, array_ufunc, Tensor.__array_ufunc__, then the operator's
+        frame = sys._getframe(3)
+    except ValueError:
+        return False
+    code = frame.f_code.co_code[frame.f_lasti]
+    return code == _COMPARE_OP if reflected[2] else code in _BINARY_OPS
+
+
+def _in_place_operator(depth: int) -> bool:
+    """Whether the frame `depth` levels above the caller runs an in-place operator (x += y)."""
+    frame = sys._getframe(depth + 1)
+    code, i = frame.f_code.co_code, frame.f_lasti
+    if dis.opname[code[i]] == "BINARY_OP":  # 3.11+: the operator is the argument, 13+ in place
+        return code[i + 1] >= 13
+    return dis.opname[code[i]].startswith("INPLACE_")
+
+
+def _reflected_operator(t: Tensor, x, reflected):
+    """`x op t` for a NumPy scalar x, as torch computes it: t's reflected operator with the
+    Python number torch reads from x, or Python's TypeError where that returns NotImplemented."""
+    method, symbol, comparison = reflected
+    x = x[()] if x.__class__ is np.ndarray else x
+    kind = x.dtype.kind
+    if kind == "b":
+        number = float(x)  # torch reads a NumPy bool as a float
+    elif kind == "u" and x > _INT64_MAX:
+        number = None  # torch refuses a np.uint64 past int64's range
+    else:
+        number = x.item()
+    result = NotImplemented
+    if number is not None:
+        result = getattr(t, method)(number)
+    elif method == "__rtruediv__":
+        # torch's number / tensor is reciprocal(t) * number: its `*` gives up too, so NumPy's
+        # scalar multiplies the reciprocal's array (or refuses a bfloat16 one)
+        r = _mt.reciprocal(t)
+        if r.dtype != _mt.bfloat16 or r.requires_grad:
+            return np.multiply(r.numpy(), x)  # (torch's error for a tensor requiring grad)
+    if result is not NotImplemented:
+        return result
+    left, right = f"{type(x).__module__}.{type(x).__name__}", type(t).__name__
+    if comparison:
+        if method in ("__eq__", "__ne__"):  # Python compares identities
+            return method == "__ne__"
+        raise TypeError(f"'{symbol}' not supported between instances of '{left}' and '{right}'")
+    in_place = _in_place_operator(3)  # (frames as in _numpy_scalar_operator)
+    symbol = "** or pow()" if symbol == "**" and not in_place else symbol + "=" * in_place
+    raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
 
 
 def _numpy_error(ufunc, args) -> None:
