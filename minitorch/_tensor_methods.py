@@ -887,10 +887,10 @@ class TensorMethods:
 
     # src's keyword-ness told, not read from the caller's frame (a number src by keyword is
     # refused: NOTE [ A number src by keyword ] in minitorch/_ops/scatter_gather.py)
-    def scatter(self, dim, index, *args, src=NOT_GIVEN, value=None, reduce=None):
+    def scatter(self, dim=REQUIRED, index=REQUIRED, *args, src=NOT_GIVEN, value=None, reduce=None):
         return _ops.scatter_gather.scatter_by("scatter", self, dim, index, args, src, value, reduce)
 
-    def scatter_(self, dim, index, *args, src=NOT_GIVEN, value=None, reduce=None):
+    def scatter_(self, dim=REQUIRED, index=REQUIRED, *args, src=NOT_GIVEN, value=None, reduce=None):
         return _ops.scatter_gather.scatter_by(
             "scatter_", self, dim, index, args, src, value, reduce
         )

@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error
+from minitorch._arg_errors import (
+    NOT_GIVEN,
+    REQUIRED,
+    arity_error,
+    missing_required,
+    too_many_positional,
+)
 from minitorch._backend import cpu as _CPU
 from minitorch._call_site import passed_by_keyword
 from minitorch._ops._common import (
@@ -28,7 +34,7 @@ from minitorch._ops.indexing import (
     saved_watched,
     watch_indices,
 )
-from minitorch._ops.inplace import apply_inplace, check_partial_overlap
+from minitorch._ops.inplace import _check_leaf, apply_inplace, check_partial_overlap
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _DelayedError, check_watched
@@ -110,6 +116,10 @@ def _check_index(index, op: str):
         raise wrong_type(op, index, "index", 3, "Tensor")
     # an empty index of any dtype is fine: torch checks the dtype of one it will read
     if index._data.size and not is_index_dtype(index._data.dtype):
+        if op == "gather" and index._device.type == "meta":  # (torch's meta kernel's text)
+            raise RuntimeError(
+                f"{op}(): Expected dtype int32/int64 for index, but got {index.dtype}"
+            )
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 
@@ -205,6 +215,8 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
             too_big = too_big or ishape[d] > sshape[d]  # src must cover index, dim included
         if not too_big:
             continue
+        if x._device.type == "meta":
+            _meta_shape_error(x, dim, index, src, op)
         expected = (
             f"Expected index {list(idx.shape)} to be no larger than self {list(x._data.shape)} "
             f"apart from dimension {dim}"
@@ -220,6 +232,22 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     if basic is None and x._device is _CPU and idx.size < FLAT_PLAN_MAX:
         return dim, flat_along_plan(idx, dim, shape)
     return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp, basic)
+
+
+def _meta_shape_error(x: Tensor, dim: int, index: Tensor, src, op: str) -> None:
+    """The size error of torch's meta gather/scatter kernels (Python), which compare index with
+    self at every dim first, then with src, and show the shapes as torch.Size."""
+    ishape = index._data.shape or (1,)
+    shape = x._data.shape or (1,)
+    for d in range(len(ishape)):
+        if d != dim and ishape[d] > shape[d]:
+            text = (
+                f"xpected index {index.shape} to be no larger than self {x.shape} apart from "
+                f"dimension {dim}"
+            )
+            at = f"Size does not match at dimension {d} e" if op == "gather" else "E"
+            raise RuntimeError(at + text)
+    raise RuntimeError(f"Expected index {index.shape} to be no larger than src {src.shape}")
 
 
 def flat_along_plan(idx, dim: int, shape: tuple) -> IndexPlan:
@@ -377,6 +405,8 @@ def _flat_put_plan(x: Tensor, plan: IndexPlan) -> IndexPlan:
 
 def _value_tensor(x: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
+        if value._data.ndim:  # (a Number value takes a 0-d tensor only: no overload fits)
+            raise _NoOverload
         return value.to(x.dtype) if value.dtype is not x.dtype else value
     xp = x._device.backend.xp
     value = _dtype.fill_number(value, x._data.dtype)  # c10's checked conversion: u8 takes -1
@@ -384,7 +414,14 @@ def _value_tensor(x: Tensor, value) -> Tensor:
 
 
 def scatter(
-    input: Tensor, dim: int, index: Tensor, src=None, *extra, value=None, reduce=None, out=None
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    index: Tensor = REQUIRED,
+    src=None,
+    *extra,
+    value=None,
+    reduce=None,
+    out=None,
 ) -> Tensor:
     """A copy of input with src (or value) written at index along dim. Mirrors torch.scatter.
 
@@ -423,10 +460,29 @@ def _scatter_call(input, dim, index, src, extra, value, reduce, out, keyword):
     try:
         result = _scatter(input, dim, index, src, value, reduce)
     except (AttributeError, TypeError) as e:  # NOTE [ Overloaded reductions ]: its overloads
-        from minitorch._ops._parser_errors import argument_error
+        raise _overload_error(e, "scatter", named) from None
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):  # (an out= of no overload: torch lists them)
+        from minitorch._ops._parser_errors import parsed_error
 
-        raise argument_error(e, "scatter", named) from None
+        raise parsed_error("scatter", named)
     return _maybe_out(result, out)
+
+
+class _NoOverload(TypeError):
+    """An argument of a type no overload of scatter takes where argument_error, which reads the
+    arguments by position, would find one (a tensor given as value=)."""
+
+
+def _overload_error(error: Exception, op: str, named) -> Exception:
+    """torch's parser error for scatter or scatter_ (`op`) refusing the arguments `named`, or
+    `error` as it is where it is about their values. For error paths only."""
+    from minitorch._ops._parser_errors import argument_error, parsed_error
+
+    if isinstance(error, _NoOverload):
+        return parsed_error(op, named)
+    return argument_error(error, op, named)
 
 
 def _extra_error(op: str, named, extra: tuple) -> TypeError:
@@ -472,6 +528,7 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
         if src is not None:
             _warn_reduce_deprecated()
         if reduce not in ("add", "multiply"):
+            _check_before_reduce(input, dim, index, src, "scatter")
             raise RuntimeError("reduce argument must be either add or multiply.")
         if src is None:
             src = _value_tensor(input, value).expand(index.shape)
@@ -504,7 +561,10 @@ def _warn_reduce_deprecated() -> None:
     )
 
 
-def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *extra, value=None, reduce=None):
+def scatter_(
+    input: Tensor, dim: int = REQUIRED, index: Tensor = REQUIRED, src=None, *extra, value=None,
+    reduce=None,
+):
     """In-place scatter. Mirrors torch.Tensor.scatter_."""
     return _scatter_inplace(input, dim, index, src, extra, value, reduce, None)
 
@@ -526,9 +586,12 @@ def _scatter_inplace(input, dim, index, src, extra, value, reduce, keyword):
             others,
         )
     except (AttributeError, TypeError) as e:  # scatter's overloads, as the method's
-        from minitorch._ops._parser_errors import argument_error
-
-        raise argument_error(e, "scatter_", named) from None
+        raise _overload_error(e, "scatter_", named) from None
+    except RuntimeError:
+        error = _in_place_error(input, dim, index, src, "scatter")
+        if error is None:
+            raise
+        raise error from None
 
 
 def scatter_add(
@@ -567,6 +630,43 @@ def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         # are scatter_reduce's but for reduce and include_self, given well typed here)
         _check_reduce_args("scatter_add_", input, dim, index, src, "sum", True)
         raise
+    except RuntimeError:
+        error = _in_place_error(input, dim, index, src, "scatter_add")
+        if error is None:
+            raise
+        raise error from None
+
+
+def _in_place_error(input, dim, index, src, op: str) -> Exception | None:
+    """The error torch's in-place scatters (`op` names the out-of-place one) give first for a
+    call that failed: after autograd's refusals of the write, they check the dtypes and shapes
+    (_check_before_reduce), then refuse a src sharing input's memory, and only then check
+    reduce and index's values. None where the error raised is torch's. For error paths only."""
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor) and isinstance(src, Tensor)):
+        return None
+    try:
+        _check_leaf(input, op + "_")
+    except RuntimeError:  # (autograd's refusal comes first: the one raised)
+        return None
+    try:
+        _check_before_reduce(input, dim, index, src, op)
+        check_partial_overlap(input, src, same_ok=False)
+    except (RuntimeError, IndexError) as error:
+        return error
+    return None
+
+
+def _check_before_reduce(input, dim, index, src, op: str) -> None:
+    """The checks torch's scatters make before they read reduce or index's values (src's dtype,
+    dim, index's dtype, the shapes; `op` names the scatter), for an error path: raises the
+    first that fails."""
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        return
+    if isinstance(src, Tensor) and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    # index's shape and dtype with values in bounds: the shape checks alone
+    zeros = _make(index._device.backend.xp.zeros_like(index._data), index._device, False, None)
+    _plan(input, dim, zeros, op, src if isinstance(src, Tensor) else None)
 
 
 def _src_apart(input: Tensor, src, result: Tensor) -> Tensor:
@@ -753,7 +853,14 @@ def _prod_grads(x, src, out, grad, plan, include_self, scattered, op):
 
 
 def scatter_reduce(
-    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self=True, out=None
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    index: Tensor = REQUIRED,
+    src: Tensor = REQUIRED,
+    reduce: str = REQUIRED,
+    *extra,
+    include_self=True,
+    out=None,
 ) -> Tensor:
     """Reduces src into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
     Mirrors torch.scatter_reduce.
@@ -763,11 +870,16 @@ def scatter_reduce(
     read device data).
     """
     args = (input, dim, index, src, reduce, include_self)
+    if extra:  # (torch's count: its parser's, where Python's counts the REQUIRED defaults)
+        raise too_many_positional("scatter_reduce", 5 + len(extra), 5)
     if include_self.__class__ is not bool:
         _check_reduce_args("scatter_reduce", *args)
     try:
         result = reduce_into(*args)
     except (AttributeError, TypeError, RuntimeError):  # (no cost on the common path)
+        if any(a is REQUIRED for a in args):  # (torch's wording: its parser's, not Python's)
+            named = zip(("input", "dim", "index", "src", "reduce"), args, strict=False)
+            raise missing_required("scatter_reduce", **dict(named)) from None
         _check_reduce_args("scatter_reduce", *args)
         raise
     return _maybe_out(watch_indices(result, index, saved_dim=dim, saved_reduce=reduce), out)
@@ -794,6 +906,9 @@ def reduce_into(input, dim, index, src, reduce, include_self, op="scatter_reduce
         _check_src(src, "scatter_reduce")
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # torch's aliases
     if reduce not in _REDUCES:
+        _check_before_reduce(input, dim, index, src, "scatter_reduce")
+        if input._device.type == "meta":  # (torch's meta kernel's text)
+            raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin.")
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
@@ -828,6 +943,11 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     except TypeError:  # scatter_reduce's parser error, which names the in-place op
         _check_reduce_args("scatter_reduce_", input, dim, index, src, reduce, include_self)
         raise
+    except RuntimeError:
+        error = _in_place_error(input, dim, index, src, "scatter_reduce")
+        if error is None:
+            raise
+        raise error from None
 
 
 def take_along_dim(

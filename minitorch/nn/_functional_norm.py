@@ -316,6 +316,8 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     for t in (running_mean, running_var, weight, bias):
         if t is not None and t._data.ndim != 1:  # C elements in another shape
             _check_param_dims(input, weight, bias, running_mean, running_var, training)
+            if input._device.type == "meta" and not training:  # (read flat: the values alone)
+                running_mean, running_var = running_mean.reshape(-1), running_var.reshape(-1)
             break
     if (training or (running_mean is not None and running_var is not None)) and input.numel():
         if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
@@ -357,9 +359,10 @@ def _check_param_dims(input, weight, bias, running_mean, running_var, training) 
     or channels-last, the others contiguous) it reads a weight and bias flat (as (C,)) and
     refuses such statistics (1-D accessors); otherwise an internal assert refuses any of them,
     after the statistics' accessors while training (the batch statistics come first there).
-    Its backward refuses such a weight too (BatchNorm._backward_data). The meta device is left
-    as it was (torch's meta kernel broadcasts them instead)."""
+    Its backward refuses such a weight too (BatchNorm._backward_data). The meta device
+    broadcasts them instead, as torch's decomposition does (_check_meta_param_dims)."""
     if input._device.type == "meta":
+        _check_meta_param_dims(input, running_mean, running_var, training)
         return
     x = input._data
     params = (weight, bias, running_mean, running_var)
@@ -374,6 +377,53 @@ def _check_param_dims(input, weight, bias, running_mean, running_var, training) 
                 raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t._data.ndim}")
     if not dense and any(t is not None and t._data.ndim != 1 for t in params):
         raise RuntimeError(_NOT_ONE_DIM)
+
+
+def _check_meta_param_dims(input, running_mean, running_var, training) -> None:
+    """torch's errors for running statistics of C elements that are not 1-D on the meta device,
+    where its Python decomposition of batch_norm runs: while training, the update (C,) * m +
+    running * (1 - m) broadcasts, and copying it back into a statistic of another shape fails
+    (the mean's first); in evaluation, the statistics, unsqueezed to input.dim() - 1 dims, are
+    broadcast against the input ((input - mean) * invstd), which may fail. The weight and bias
+    are read flat there."""
+    if training:
+        for t in (running_mean, running_var):
+            if t is None:
+                continue
+            shape = list(t.shape)
+            common = _refs_broadcast([input.shape[1]], shape)
+            if common != shape:
+                raise RuntimeError(
+                    f"output with shape {list(shape)} doesn't match the broadcast shape "
+                    f"{list(common)}"
+                )
+        return
+    if running_mean is None or running_var is None:
+        return
+    dims = input.ndim - 1
+    common = list(input.shape)
+    for t in (running_mean, running_var):
+        shape = tuple(t.shape) + (1,) * (dims - t.ndim)  # (torch's _unsqueeze_to_dim)
+        common = _refs_broadcast(common, shape)
+
+
+def _refs_broadcast(common: list, shape: tuple) -> list:
+    """The shape of a `common`-shaped tensor combined with a `shape`-shaped one (argument 1), as
+    torch's Python references broadcast them, with their error (which shows the common shape
+    as far as it was filled)."""
+    common = [1] * (len(shape) - len(common)) + list(common)
+    for i in range(-1, -1 - len(shape), -1):
+        if shape[i] == common[i]:
+            continue
+        if common[i] == 1:
+            common[i] = shape[i]
+        if shape[i] != 1 and shape[i] != common[i]:
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
+                f"argument at index 1 had torch.Size({list(shape)}); but expected shape should "
+                f"be broadcastable to {common}"
+            )
+    return common
 
 
 def _stats_norm_args(op, flag_name, input, weight, bias, running_mean, running_var, flag,
@@ -515,8 +565,17 @@ def _normalized_shape(normalized_shape, op: str) -> tuple:
 
 
 def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*, ") -> None:
+    """layer_norm's (star "*, ") or rms_norm's (star "*") shape checks, with torch's texts."""
     k = len(shape)
     if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
+        if k and star == "*, " and input._device.type == "meta":
+            # torch's meta layer_norm is its Python decomposition: the weight and bias first,
+            # shapes shown as torch.Size
+            _check_param_shapes(shape, weight, bias, True)
+            raise RuntimeError(
+                f"Given normalized_shape={list(shape)}, expected input with shape "
+                f"{list(shape)}, but got input of size {input.shape}"
+            )
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[{star}{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
@@ -524,11 +583,20 @@ def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*,
             else f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
             f"least one element, but got normalized_shape = {list(shape)}"
         )
+    for t in (weight, bias):
+        if t is not None and tuple(t.shape) != shape:
+            _check_param_shapes(shape, weight, bias, star == "*, " and input._device.type == "meta")
+
+
+def _check_param_shapes(shape: tuple, weight, bias, meta: bool) -> None:
+    """torch's error for a layer_norm (rms_norm) weight or bias not of the normalized shape;
+    meta: its meta decomposition's text."""
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
+            shown = t.shape if meta else list(t.shape)
             raise RuntimeError(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+                f"shape {shown} and normalized_shape = {list(shape)}"
             )
 
 
@@ -752,7 +820,7 @@ def group_norm(
     per-channel affine. Mirrors torch.nn.functional.group_norm.
 
     Differences from torch: as layer_norm's, for a group whose variance overflows."""
-    if input.__class__ is not Tensor or eps.__class__ is not float:
+    if input.__class__ is not Tensor:
         _group_norm_args(input, num_groups, weight, bias, eps)
     if input.ndim >= 2:  # fewer dims: _group_norm raises torch's RuntimeError
         # only the functional form checks (torch.group_norm and native_group_norm return zeros),
@@ -762,6 +830,8 @@ def group_norm(
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {size}"
             )
+        if eps.__class__ is not float:  # (after F's own checks; num_groups: _group_norm's)
+            _group_norm_args(input, num_groups, weight, bias, eps)
     try:
         return _group_norm(input, num_groups, weight, bias, eps)
     except AttributeError:  # a non-tensor weight or bias (no cost when none)
@@ -795,6 +865,11 @@ def _group_norm(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
         )
     n, c = input.shape[0], input.shape[1]
+    if num_groups.__class__ is not int or num_groups <= 0:
+        if num_groups.__class__ is not int:  # (the parser's error, after F's own checks)
+            _group_norm_args(input, num_groups, weight, bias, eps)
+        if num_groups <= 0:
+            raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
@@ -802,9 +877,11 @@ def _group_norm(
         )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.ndim != 1 or t.numel() != c):
+            # (torch's text for the bias shows the weight's shape, [0] where there is none)
+            shown = [0] if weight is None else list(weight.shape)
             raise RuntimeError(
                 f"Expected {name} to be a vector of size equal to the number of channels in "
-                f"input, but got {name} of shape {list(t.shape)} and input of shape "
+                f"input, but got {name} of shape {shown} and input of shape "
                 f"{list(input.shape)}"
             )
     _check_param_dtypes(input, weight, bias)  # before the dtype, as layer_norm
@@ -878,7 +955,13 @@ def local_response_norm(
         )
     if input.numel() == 0:
         return input
+    if size.__class__ is not int:
+        size // 2  # noqa: B018  (torch's Python pads by size // 2 first: a str's TypeError)
     if size <= 0:  # torch averages with avg_pool, which refuses the window (C++ size / 2)
+        if input.shape[1] + size // 2 + (size - 1) // 2 < 0:  # (padded first, by narrowing)
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if input._device.type == "meta":
+            _meta_window_error(size, dim)
         if size <= -2:
             raise RuntimeError(
                 "pad should be at most half of effective kernel size, but got pad=0, "
@@ -922,5 +1005,38 @@ def local_response_norm(
         mean = _ops.div(total, size, rounding_mode="trunc")
     if not pool_fp32:
         mean = mean.to(input.dtype)
-    div = _ops.pow(mean * alpha + k, beta)
+    try:
+        div = _ops.pow(mean * alpha + k, beta)
+    except TypeError:  # (no cost when none)
+        _factor_errors(alpha, beta, k)
+        raise
     return input / div
+
+
+def _meta_window_error(size: int, dim: int) -> None:
+    """local_response_norm's error for a window of `size` <= 0 on the meta device, whose
+    avg_pool kernel is torch's Python one (Python's floor division: a negative size's padding
+    is refused before the size)."""
+    if size == 0:
+        got = "kH: 0, kW: 1" if dim == 3 else "kT: 0, kH: 1, kW: 1"
+        raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
+    raise RuntimeError(
+        "pad should be at most half of effective kernel size, but got pad=0, "
+        f"kernel_size={size} and dilation=1"
+    )
+
+
+def _factor_errors(alpha, beta, k) -> None:
+    """torch's TypeErrors for local_response_norm's alpha, k or beta of no type its Tensor ops
+    take, in its order: div.mul(alpha).add(k).pow(beta)."""
+    from minitorch._ops._common import is_number, type_name
+
+    for op, v in (("mul", alpha), ("add", k)):
+        if not (isinstance(v, Tensor) or is_number(v)):
+            raise TypeError(
+                f"{op}(): argument 'other' (position 1) must be Tensor, not {type_name(v)}"
+            )
+    if not (isinstance(beta, Tensor) or is_number(beta)):
+        from minitorch._ops._parser_errors import invalid_arguments
+
+        raise invalid_arguments("pow", ("Tensor exponent", "Number exponent"), (beta,), {})

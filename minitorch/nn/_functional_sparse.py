@@ -399,24 +399,42 @@ _composite_embedding = embedding
 
 
 def _checked(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
-    """embedding's argument checks and max_norm's renorm, in torch's order; the padding row (in
-    [0, n) or None)."""
-    if max_norm is not None and isinstance(input, Tensor) and isinstance(weight, Tensor):
+    """embedding's argument checks and max_norm's renorm, in torch's order (F's Python checks of
+    padding_idx and its renorm, the parser's, then the kernel's: the weight's dims before the
+    indices' dtype); the padding row (in [0, n) or None)."""
+    row = padding_idx
+    early = padding_idx is not None and isinstance(weight, Tensor) and weight.ndim
+    if early:  # (F reads weight.size(0) for it: a 2-D weight's row count, or another's size)
+        row = _padding_idx(padding_idx, weight.shape[0])
+    if (
+        max_norm is not None
+        and isinstance(input, Tensor)
+        and isinstance(weight, Tensor)
+        and input._device.type != "meta"  # (torch's meta renorm checks nothing)
+    ):
         if weight.ndim != 2 or input.dtype.name not in ("int64", "int32"):
             with no_grad():  # torch renorms first: embedding_renorm_'s messages
                 embedding_renorm_(weight, input, max_norm, norm_type)
-    _check_indices(input, "embedding")
+    if not isinstance(weight, Tensor):  # (torch's Python passes weight on first, by position)
+        raise not_tensor("embedding", weight, "weight", 1)
+    if not isinstance(input, Tensor):
+        _check_indices(input, "embedding")
     if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
         _arg.boolean(scale_grad_by_freq, "embedding", "scale_grad_by_freq", 4)
         _arg.boolean(sparse, "embedding", "sparse", 5)
-    try:
-        ndim = weight.ndim
-    except AttributeError:  # (torch's Python passes weight on first, by position)
-        raise not_tensor("embedding", weight, "weight", 1) from None
-    if ndim != 2:
+    if weight.ndim != 2:
+        if input._device.type == "meta":  # torch's meta kernel (Python) words it so
+            raise AssertionError(f"'weight' must be 2-D, got {weight.ndim}-D")
         raise RuntimeError("'weight' must be 2-D")  # (torch's words, without the op's name)
+    if input.dtype.name not in ("int64", "int32"):
+        if input._device.type == "meta":
+            raise RuntimeError(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar "
+                f"types: Long, Int; but got {input.dtype} instead"
+            )
+        _check_indices(input, "embedding")
     n = weight.shape[0]
-    padding_idx = _padding_idx(padding_idx, n)
+    padding_idx = row if early else _padding_idx(padding_idx, n)
     try:
         _check_range(input, n)
     except IndexError:
@@ -593,19 +611,22 @@ def embedding_bag(
         return _bag_recorded(
             input, weight, offsets, norm_type, mode, sparse, include_last_offset, padding_idx
         )
+    if (
+        _grad_state.enabled
+        and (
+            weight._requires_grad
+            or (per_sample_weights is not None and per_sample_weights._requires_grad)
+        )
+        and input.ndim == 2
+    ):  # a recorded 2-D input is saved flattened, as torch's functional's (see _embedding_bag)
+        return _embedding_bag_saving(
+            input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+            per_sample_weights, include_last_offset, padding_idx, input.reshape(-1),
+        )  # fmt: skip
     return _embedding_bag(
-        input,
-        weight,
-        offsets,
-        max_norm,
-        norm_type,
-        scale_grad_by_freq,
-        mode,
-        sparse,
-        per_sample_weights,
-        include_last_offset,
-        padding_idx,
-    )
+        input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+        per_sample_weights, include_last_offset, padding_idx,
+    )  # fmt: skip
 
 
 def _attribute(x, name: str) -> None:
@@ -629,7 +650,6 @@ def _bag_attributes(input, weight, offsets, per_sample_weights) -> None:
         _attribute(offsets, "dim")
 
 
-@one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("input", "offsets"))
 def _embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -642,12 +662,13 @@ def _embedding_bag(
     per_sample_weights: Tensor | None = None,
     include_last_offset: bool = False,
     padding_idx: int | None = None,
+    flat: Tensor | None = None,
 ) -> Tensor:
     """embedding_bag in its current argument order: torch.embedding_bag's kernel, which takes
-    no other."""
+    no other. flat: a 2-D input flattened, which the node saves (see below), or None."""
     flat, offsets, bags, length, padding_idx = _bag_checked(
         input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
-        per_sample_weights, include_last_offset, padding_idx,
+        per_sample_weights, include_last_offset, padding_idx, flat,
     )  # fmt: skip
     d = weight.shape[1]
     out_shape = (bags, d)
@@ -666,9 +687,20 @@ def _embedding_bag(
     return _bag_sum_composed(plan, weight, psw, mode, scale_grad_by_freq)
 
 
+# its node saves the input, as torch.embedding_bag's; F.embedding_bag's saves a 2-D input
+# flattened, as torch's functional hands it to the kernel (a view of a contiguous input, whose
+# in-place change names the flat shape; a copy of another, which none reaches)
+_embedding_bag_saving = one_node(
+    "EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("flat", "offsets")
+)(_embedding_bag)
+_embedding_bag = one_node(
+    "EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("input", "offsets")
+)(_embedding_bag)
+
+
 def _bag_checked(
     input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
-    per_sample_weights, include_last_offset, padding_idx,
+    per_sample_weights, include_last_offset, padding_idx, flat=None,
 ):  # fmt: skip
     """embedding_bag's argument checks and max_norm's renorm, in torch's order: (the flat
     indices, the offsets, both of their promoted dtype, the number of bags, a 2-D input's bag
@@ -696,7 +728,8 @@ def _bag_checked(
         bags, length = input.shape
         if length == 0:  # torch's offsets: arange(0, numel, step=input.size(1))
             raise RuntimeError("step must be nonzero")
-        flat = input.reshape(-1)
+        if flat is None:  # (the caller's, where it flattened it already)
+            flat = input.reshape(-1)
     elif input.ndim == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
@@ -1029,7 +1062,9 @@ def _bag_recorded(input, weight, offsets, norm_type, mode, sparse, include_last_
     count = plan.count_tensor(weight.dtype) if mode == "mean" else None
     out = _Bag.apply(weight, None, plan=plan, count=count)
     fn = out._grad_fn
-    watch_index(fn, input)
+    # a 2-D input is watched as torch's functional saves it: flattened (a view of a contiguous
+    # one, whose in-place change names the flat shape; a copy of another, which none reaches)
+    watch_index(fn, input if length is None else flat)
     if offsets is not None:
         watch_index(fn, offsets)
     return out
