@@ -4,6 +4,8 @@ that made the view (NOTE [ The node of a regenerated view ])."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import minitorch
@@ -146,3 +148,23 @@ def test_float_of_a_multi_element_tensor_requiring_grad_warns_first(monkeypatch)
         with pytest.raises(ValueError, match="only one element tensors"):
             convert(x)
     assert seen == ["scalar_of_grad", "scalar_of_grad"]
+
+
+# --- number ** tensor: the gradient takes the log of the number itself ------------------------
+
+
+def test_number_base_pow_gradient_logs_the_number_not_its_rounding():
+    # 65535 rounds to inf in float16; torch's PowBackward2 multiplies by log(65535) = 11.09 (a
+    # double), so 65535 ** 0 has the gradient 11.09 and 65535 ** -1.1 (0 in float16) 0, not nan
+    t = minitorch.tensor([7.0, -1.1, 0.3, 0.0, -2.0], dtype=minitorch.float16, requires_grad=True)
+    (65535**t).sum().backward()
+    assert t.grad.tolist() == [float("inf"), 0.0, float("inf"), 11.09375, 0.0]
+    # float32: out * float32(log(0.1)), not out * log(float32(0.1))
+    x = minitorch.tensor([0.0, 1.0, -2.0], requires_grad=True)
+    (0.1**x).sum().backward()
+    out = 0.1 ** x.detach()
+    assert minitorch.equal(x.grad, out * math.log(0.1))
+    # 0 ** b: zero where b >= 0, as before
+    z = minitorch.tensor([0.0, 2.0, -1.0], dtype=minitorch.float64, requires_grad=True)
+    (0.0**z).sum().backward()
+    assert z.grad.tolist()[:2] == [0.0, 0.0]

@@ -1375,6 +1375,20 @@ class PowNumberBase(Pow):
     _saved_attrs = {"self": lambda node: node.number_base}
     _saved_shown = {"PowBackward2": ("self", "exponent", "result")}
 
+    @staticmethod
+    def backward(ctx, grad):
+        # torch's PowBackward2 takes the log of the number itself, in double precision, not of
+        # the number rounded to the exponent's dtype: float16 65535 ** x (a base rounded to inf)
+        # has the gradient out * 11.09 (0 where out is 0), not out * inf (nan)
+        if not ctx.needs_input_grad[1]:
+            return None, None
+        _, b, out = ctx._stored_tensors
+        number = float(ctx.number_base)
+        log_base = math.log(number) if number > 0 else -math.inf if number == 0 else math.nan
+        if number == 0:  # 0 ** b: a zero gradient where b >= 0 (torch's where)
+            return None, grad * where(b >= 0, 0.0, out * log_base)
+        return None, grad * (out * log_base)
+
 
 def _saved_number(b):
     """A number base as torch's PowBackward2 saves it: its Scalar read back into Python (NumPy's
