@@ -101,8 +101,8 @@ def _negative_zero_rows(xp, terms, s, cpu):
     """
     if not cpu or not terms.size:
         return None
-    if not (s == 0).any():  # one boolean per row read on the host
-        return None
+    if 0 not in s:  # one boolean per row read on the host ((s == 0).any(), its Python frame
+        return None  # left out)
     # -0.'s bit pattern read as an integer of its width is that width's minimum, so a row is all
     # -0. where the maximum of its bit patterns is (one integer pass: faster than signbit + all)
     width = 8 * terms.dtype.itemsize
@@ -119,7 +119,14 @@ class Softmax(Function):
     def forward(ctx, a, *, dim):
         ctx.dim = dim
         x = a._data
-        if a._device is _CPU and _few_rows(x, dim):  # (the kernel's steps, without its routing)
+        size = x.size
+        if (  # a few rows (_SMALL_ROWS): the kernel's steps, without its routing
+            a._device is _CPU
+            and dim == x.ndim - 1
+            and 0 < size < _GEMV_MIN_SIZE
+            and size < _SMALL_ROWS * x.shape[-1]
+            and x.dtype in _NATIVE
+        ):
             out = _small_rows_softmax(x, False)
         else:
             out = Softmax.kernel(ctx.xp, x, dim)
@@ -170,7 +177,7 @@ class SoftmaxBackward(Function):
     @staticmethod
     def kernel(xp, g, yd, dim, cpu):
         dt = g.dtype
-        if opmath_dtype(dt):  # half: computed in float32 (its sum too) and rounded once, as torch
+        if dt.itemsize < 4 and opmath_dtype(dt):  # half: in float32 (its sum too), rounded once
             g, yd = g.astype("float32"), yd.astype("float32")
         gy = g * yd
         if not g.ndim:
@@ -213,7 +220,14 @@ class LogSoftmax(Function):
     def forward(ctx, a, *, dim):
         ctx.dim = dim
         x = a._data
-        if a._device is _CPU and _few_rows(x, dim):  # (the kernel's steps, without its routing)
+        size = x.size
+        if (  # a few rows (_SMALL_ROWS): the kernel's steps, without its routing
+            a._device is _CPU
+            and dim == x.ndim - 1
+            and 0 < size < _GEMV_MIN_SIZE
+            and size < _SMALL_ROWS * x.shape[-1]
+            and x.dtype in _NATIVE
+        ):
             out = _small_rows_softmax(x, True)
         else:
             out = LogSoftmax.kernel(ctx.xp, x, dim, a._device.type == "cpu")
@@ -272,7 +286,10 @@ class LogSoftmax(Function):
         if not grad.ndim:
             r = grad - xp.exp(out) * grad
         else:
-            s = sum_array(xp, grad, (ctx.dim,), True)
+            if grad.size < _GEMV_MIN_SIZE and grad.dtype.itemsize >= 4:  # sum_array's route for
+                s = xp.add.reduce(grad, axis=ctx.dim, keepdims=True)  # these, without its call
+            else:
+                s = sum_array(xp, grad, (ctx.dim,), True)
             if ctx.dim == grad.ndim - 1:  # NOTE [ Signed zeros of softmax backward ]
                 neg = _negative_zero_rows(xp, grad, s, ctx._out_device.type == "cpu")
                 if neg is not None:
@@ -320,16 +337,18 @@ def _prepare(input, dim, dtype, op: str, out=None):
     return input, d
 
 
-def plain_softmax(input, dim, log):
-    """softmax (log: log_softmax) of input along the int dim on the no-grad fast path (NOTE
+def common_softmax(input, dim, log):
+    """softmax (log: log_softmax) of input along the int dim for the common call: a plain CPU
+    float32/float64 tensor of at least one dim, a dim in range, no dtype= or out=, the fast
+    paths on and no autocast. Where nothing is recorded it is the no-grad fast path (NOTE
     [ The no-grad fast path ] in minitorch/autograd/function.py): Softmax's (LogSoftmax's)
-    kernel for a plain CPU float32/float64 tensor and a dim in range where nothing is recorded;
-    None for anything else, which the caller hands to the full path."""
+    kernel, wrapped by plain_result; otherwise their node, recorded without _prepare's checks
+    and conversions, which such a call passes. None for anything else, which the caller hands
+    to the full path (the fast paths' switch turns both off, so tests compare them with it)."""
     if (
         input.__class__ is Tensor
         and input._device is _CPU
         and dim.__class__ is int
-        and not (input._requires_grad and _grad_mode.enabled)
         and fast_path[0]
         and not _autocast.state.any_enabled
     ):
@@ -337,8 +356,13 @@ def plain_softmax(input, dim, log):
         n = x.ndim
         if n and -n <= dim < n and x.dtype.char in "fd":
             d = dim + n if dim < 0 else dim
+            if input._requires_grad and _grad_mode.enabled:
+                result = (LogSoftmax if log else Softmax).apply(input, dim=d)
+                if dim < 0:
+                    result._grad_fn.saved_dim = dim  # as given, for grad_fn._saved_dim
+                return result
             size = x.size
-            if (  # (_few_rows, inlined: a call costs more than these tests)
+            if (  # (the small-rows test of Softmax.forward, inlined)
                 d == n - 1
                 and 0 < size < _GEMV_MIN_SIZE
                 and size < _SMALL_ROWS * x.shape[-1]
@@ -351,29 +375,19 @@ def plain_softmax(input, dim, log):
     return None
 
 
-# fewer rows than this (of a last-dim softmax): max_last and _sum_last take NumPy's plain
-# reductions (their other routes start at 32 rows and at _GEMV_MIN_SIZE elements)
+# A softmax over the last dim of a non-empty native float32/float64 CPU array of fewer rows than
+# this (and fewer than _GEMV_MIN_SIZE elements) takes _small_rows_softmax: max_last and _sum_last
+# take NumPy's plain reductions there (their other routes start at 32 rows and at
+# _GEMV_MIN_SIZE elements). Softmax.forward, LogSoftmax.forward and common_softmax test it inline.
 _SMALL_ROWS = 32
 _NATIVE = (_CPU_XP.dtype("float32"), _CPU_XP.dtype("float64"))
-
-
-def _few_rows(x, d) -> bool:
-    """A softmax of the CPU array x along d (wrapped) may take _small_rows_softmax: the last
-    dim of a non-empty native float32/float64 array of fewer than _SMALL_ROWS rows."""
-    size = x.size
-    return (
-        d == x.ndim - 1
-        and 0 < size < _GEMV_MIN_SIZE
-        and size < _SMALL_ROWS * x.shape[-1]
-        and x.dtype in _NATIVE
-    )
 
 
 def _small_rows_softmax(x, log):
     """Softmax.kernel(xp, x, last dim) (log: LogSoftmax.kernel's) for a non-empty native
     float32/float64 CPU array of fewer than _SMALL_ROWS rows: their steps (_shifted's, with
     max_last's and _sum_last's reductions for such rows) without their routing, for
-    plain_softmax (a few us calls on tiny inputs: the per-call Python is most of the cost)."""
+    common_softmax (a few us calls on tiny inputs: the per-call Python is most of the cost)."""
     xp = _CPU_XP
     z = x - xp.maximum.reduce(x, axis=-1, keepdims=True)  # (NOTE [ Reductions call the ufunc ])
     if not z.flags.c_contiguous:
@@ -392,7 +406,7 @@ def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
     Mirrors torch.softmax."""
     if dtype is None and out is None and not extra:
-        result = plain_softmax(input, dim, False)  # NOTE [ The no-grad fast path ]
+        result = common_softmax(input, dim, False)  # NOTE [ The no-grad fast path ]
         if result is not None:
             return result
     if extra:  # (a dim left out: _prepare)
@@ -413,7 +427,7 @@ def softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
 def log_softmax(input=_MISSING, dim=_MISSING, dtype=None, *extra, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
     if dtype is None and out is None and not extra:
-        result = plain_softmax(input, dim, True)  # NOTE [ The no-grad fast path ]
+        result = common_softmax(input, dim, True)  # NOTE [ The no-grad fast path ]
         if result is not None:
             return result
     if extra:  # (a dim left out: _prepare)
@@ -1032,7 +1046,10 @@ class NllLoss(Function):
     }
 
     @staticmethod
-    def forward(ctx, logp, target, weight=None, *, ignore_index, reduction):
+    def forward(ctx, logp, target, weight=None, *, ignore_index, reduction, common=False):
+        if common:  # NOTE [ The common recorded nll_loss ]
+            return _common_nll_forward(ctx, logp, target, ignore_index, reduction)
+        ctx.common = False
         xp = ctx.xp
         x, t = logp._data, target._data
         if x.ndim == 1:  # one sample of C classes (views: the arrays are only read)
@@ -1105,6 +1122,12 @@ class NllLoss(Function):
         check_watched(ctx)
         safe, w, total, _ = ctx._stored_arrays()
         xp = ctx.xp
+        if ctx.common and grad.dtype == w.dtype:  # NOTE [ The common recorded nll_loss ]
+            # every row counted with weight 1 and a total of N > 0: -(w g) is -g, each row's
+            # entry; nothing here can warn (g / N, -g)
+            out = xp.zeros(ctx.shape, dtype=w.dtype)
+            out[xp.arange(out.shape[0]), safe] = -(grad if total is None else grad / total)
+            return out, None
         if (
             len(ctx._next) == 2  # no class weight: w holds 0s and 1s
             and ctx._out_device is _CPU
@@ -1125,6 +1148,44 @@ class NllLoss(Function):
         if ctx.unbatched:
             out = out[0]
         return (out, None, None) if len(ctx._next) == 3 else (out, None)  # (no weight: 2 inputs)
+
+
+# NOTE [ The common recorded nll_loss ]
+# recorded_nll's call (NOTE [ The common nll_loss without a node ]'s case, recorded: (N, C)
+# float32/float64 scores, (N,) int64 ids each in [0, C), no weight, an ignore_index outside
+# [0, C)) counts every row: NllLoss.forward's mask is all True, its weights all 1., its total
+# weight N. _common_nll_forward makes that forward's arrays (the saved ids, weights, total and
+# mask, the same values) and its loss (the picked entries times 1. are the entries: the same
+# sums in the same order) without computing the masks, and marks the node `common`, whose
+# data-level backward then writes -g (-(1. g)) into each row's entry directly. The node, its
+# saved values and its Tensor-level backward (create_graph) are NllLoss's.
+
+
+def _common_nll_forward(ctx, logp, target, ignore_index, reduction):
+    """NllLoss.forward for NOTE [ The common recorded nll_loss ]'s case."""
+    xp = ctx.xp
+    x, t = logp._data, target._data
+    n = x.shape[0]
+    picked = x[xp.arange(n), t]
+    ctx.reduction = reduction
+    ctx.ignore_index = ignore_index
+    ctx.shape = x.shape
+    ctx.unbatched = False
+    ctx.common = True
+    total = None
+    if reduction == "none":
+        out = -picked
+    else:
+        out = xp.add.reduce(0 - picked, axis=None)  # (NOTE [ Reductions call the ufunc ])
+        if reduction == "mean":
+            total = x.dtype.type(n)  # the weights' sum (N ones: exact below _NLL_ROWS)
+            out = out / total
+            total = xp.asarray(total)
+        out = xp.asarray(out)
+    counted = t >= 0  # (all True: NllLoss.forward's mask)
+    ctx.save_for_backward(t.copy(), counted.astype(x.dtype), total, logp)
+    ctx.counted = counted
+    return out
 
 
 # NOTE [ nll_loss's saved values ]
@@ -1406,8 +1467,13 @@ def plain_nll(input, target, ignore_index: int, reduction, log: bool):
             if log:
                 # LogSoftmax.kernel's z - log(s) (float32/float64, the last dim) at the picked
                 # entries only: the same subtractions
-                z = _shifted(_CPU_XP, x, 1)[0]
-                s = _sum_last(_CPU_XP, _CPU_XP.exp(z))
+                if shape[0] < _SMALL_ROWS and x.size < _GEMV_MIN_SIZE and x.flags.c_contiguous:
+                    # (_shifted's and _sum_last's reductions for such rows, without their calls)
+                    z = x - _CPU_XP.maximum.reduce(x, axis=1, keepdims=True)
+                    s = _CPU_XP.add.reduce(_CPU_XP.exp(z), axis=1, keepdims=True)
+                else:
+                    z = _shifted(_CPU_XP, x, 1)[0]
+                    s = _sum_last(_CPU_XP, _CPU_XP.exp(z))
                 picked = z[rows, t]
                 picked -= _CPU_XP.log(s.reshape(-1))
             else:
@@ -1430,11 +1496,23 @@ def recorded_nll(input, target, ignore_index: int, reduction, log: bool):
     ids' range read first, as plain_nll reads it; whatever ignore_index is, no id is out of
     range). None for anything else, which the caller hands to the full path; the fast paths'
     switch (fast_path) turns it off too, so that tests compare it with the full path."""
-    if _common_pair(input, target) is None:
+    pair = _common_pair(input, target)
+    if pair is None:
         return None
     logp = LogSoftmax.apply(input, dim=1) if log else input
-    out = NllLoss.apply(logp, target, ignore_index=ignore_index, reduction=reduction)
-    _watch_nll(out, (logp, target), None)
+    n, c = pair[0].shape
+    if n < _NLL_ROWS and (ignore_index < 0 or ignore_index >= c):
+        # every row counted: NOTE [ The common recorded nll_loss ]
+        out = NllLoss.apply(
+            logp, target, ignore_index=ignore_index, reduction=reduction, common=True
+        )
+    else:
+        out = NllLoss.apply(logp, target, ignore_index=ignore_index, reduction=reduction)
+    vx, vt = logp._vc, target._vc
+    if vx.__class__ is list and vt.__class__ is list:  # _watch_nll's entries, without its call
+        out._grad_fn._watched = (("in", logp, vx, vx[0], 0), ("in", target, vt, vt[0], 0))
+    else:
+        _watch_nll(out, (logp, target), None)
     return out
 
 

@@ -43,7 +43,7 @@ from minitorch._ops.grouped_mm import grouped_mm  # noqa: F401  (torch's MoE gro
 from minitorch._ops.nn_kernels import Linear as _LinearOp
 from minitorch._ops.nn_kernels import LinearMm as _LinearMm
 from minitorch._ops.nn_kernels import _matmul_bias, linear_fits, linear_kernel
-from minitorch._ops.nn_kernels import plain_softmax as _plain_softmax
+from minitorch._ops.nn_kernels import common_softmax as _common_softmax
 from minitorch._ops.shape import TransposeT as _TransposeT
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
@@ -528,7 +528,7 @@ def _method_dim(dim, op: str) -> None:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
     if dtype is None:
-        result = _plain_softmax(input, dim, False)  # NOTE [ The no-grad fast path ]
+        result = _common_softmax(input, dim, False)  # (also the common recorded call)
         if result is not None:
             return result
     if _autocast.state.any_enabled and dtype is None:
@@ -566,7 +566,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
     if dtype is None:
-        result = _plain_softmax(input, dim, True)  # NOTE [ The no-grad fast path ]
+        result = _common_softmax(input, dim, True)  # (also the common recorded call)
         if result is not None:
             return result
     if _autocast.state.any_enabled and dtype is None:
