@@ -158,7 +158,8 @@ class Node:
         # not answer (NOTE [ Saved values as attributes ])
         keys = [n for n in _saved_keys(type(self)._fn) if not _saved_shown(self, n)]
         hidden = {f"_saved_{n}" for n in keys} | {f"_raw_saved_{n}" for n in keys}
-        hidden -= type(self).__dict__.keys()  # (NOTE [ The node of a regenerated view ])
+        if type(self).__dict__.get("_regenerated_view"):  # its own geometry stays listed
+            hidden -= _VIEW_GEOMETRY  # (NOTE [ The node of a regenerated view ])
         names = [n for n in super().__dir__() if n not in hidden]
         fn = type(self)._fn
         if fn is None or fn._builtin:  # a built-in op's node or a leaf's accumulator
@@ -2034,6 +2035,9 @@ class _ViewGeometry:
         if node is None:
             return self
         return node.__dict__["_view_geometry"][self.k]
+
+
+_VIEW_GEOMETRY = frozenset(("_saved_size", "_saved_stride", "_saved_storage_offset"))
 
 
 def _as_strided_node(fn, view: Tensor) -> None:
