@@ -2837,10 +2837,9 @@ class TensorMethods:
         if dim.__class__ is int and index.__class__ is int:  # (torch.select's checks, which
             shape = self._data.shape  # pass for these, and its key)
             n = len(shape)
-            if n and -n <= dim < n:
-                dim %= n
-                if -shape[dim] <= index < shape[dim]:
-                    return self[(_WHOLE,) * dim + (index,)]
+            if n and 0 <= dim < n and -shape[dim] <= index < shape[dim]:
+                return self[(_WHOLE,) * dim + (index,)]
+        # (a negative dim too: torch.select keeps it as given, grad_fn._saved_dim)
         return _ops.select(self, dim, index)
 
     def nonzero_static(self, *, size, fill_value=-1):

@@ -331,9 +331,11 @@ def _basic_saves(key, shape) -> dict:
 
 def _key_saved(name: str):
     """A _saved_attrs entry of a basic index node: torch's saved `name` (NOTE [ Saved values
-    of a basic key ])."""
+    of a basic key ]); a select's dim as its call gave it first (keep_select_dim)."""
 
     def read(node):
+        if name == "dim" and "given_dim" in node.__dict__:
+            return saved_uint64(node.given_dim)
         key = node.__dict__.get("given")
         saves = _basic_saves(node.key if key is None else key, node._in_meta[0][0])
         if name not in saves:  # (not a key whose last op is this node's)
@@ -341,6 +343,17 @@ def _key_saved(name: str):
         return saves[name]
 
     return read
+
+
+def keep_select_dim(out: Tensor, dim: int) -> Tensor:
+    """out, select's view along the negative `dim` (x.select(-1, 2), made as x[:, :, 2]), its
+    node (where one was recorded) keeping dim as given: grad_fn._saved_dim shows it as torch's,
+    read back unsigned (2**64 - 1), where the key alone gives the wrapped dim. Called only for
+    a negative dim, so a dim >= 0 pays nothing."""
+    node = out._grad_fn
+    if node is not None:
+        node.given_dim = dim
+    return out
 
 
 SelectIndex._saved_attrs = {n: _key_saved(n) for n in ("dim", "index", "self_sym_sizes")}

@@ -398,6 +398,16 @@ def max_last(xp, x, kind="max"):
 # --- sum, mean, prod ---
 
 
+def keep_row_major(x, out):
+    """out, a keepdim reduction of the array x, laid out as torch lays it: row-major, the strides
+    of its size-1 dims included (each the product of the sizes after it). NumPy keeps x's order
+    there, and its row-major flag ignores size-1 dims, so row_major leaves such a result as it is:
+    sum(1, keepdim=True) of a channels_last (2, 4, 6, 6) x had strides (36, 1, 6, 1), torch's
+    (36, 36, 6, 1); prod(1, keepdim=True) of a (3, 4) transpose (1, 3), torch's (1, 1). NumPy
+    lays out the reduction of a row-major x so already: that result is returned as it is."""
+    return out if x.flags.c_contiguous else out.copy()
+
+
 _GEMV_MIN_SIZE = 1 << 14  # below this NumPy's own reduction is as fast (it has less to set up)
 
 
@@ -452,7 +462,9 @@ class Sum(Function):
         x = a._data
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # _setup, inlined (hot: losses)
         out = sum_array(ctx.xp, x, dims, keepdim, np_dtype)
-        return out if dims is None else row_major(ctx.xp, out)  # (a sum of all: one element)
+        if dims is None:  # (a sum of all: one element)
+            return out
+        return keep_row_major(x, out) if keepdim else row_major(ctx.xp, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -486,9 +498,24 @@ def sum_array(xp, x, dims, keepdim, np_dtype=None):
 engine.sum_kernel = sum_array  # for un-broadcasting gradients (NOTE [ Data-level backward ])
 
 
+def _dims_as_given(node):
+    """grad_fn._saved_dim of sum/mean over dims: the dims as the call gave them (a negative one
+    read back unsigned, their order kept: mean((-1, -2)) shows (2**64 - 1, 2**64 - 2), as
+    torch's), kept on the node only where they differ from a dim >= 0 (keep_given_dim)."""
+    given = node.__dict__.get("given_dim", _MISSING)
+    return node.dims if given is _MISSING else _saved_given_dims(given)
+
+
+def keep_given_dim(result, dim) -> None:
+    """Keeps the dim argument as given on result's node, if it has one (_dims_as_given)."""
+    node = result._grad_fn
+    if node is not None:
+        node.given_dim = dim
+
+
 class SumDim(Sum):
     _node_name = "SumBackward1"
-    _saved_attrs = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "shape"}
+    _saved_attrs = {"dim": _dims_as_given, "keepdim": "keepdim", "self_sym_sizes": "shape"}
 
 
 def sum(
@@ -518,6 +545,8 @@ def sum(
         nd = x.ndim
         if -nd <= dim < nd:  # (else the full path's error; a 0-d x, which sums over nothing)
             out = sum_array(_CPU_XP, x, (dim % nd,), keepdim)
+            if keepdim:
+                return plain_result(keep_row_major(x, out), _CPU)
             return plain_result(row_major(_CPU_XP, out), _CPU)
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
@@ -559,7 +588,10 @@ def sum(
             return Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
         result = Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
         return _out_cast(result, out, dtype)
-    return _out_cast(SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out, dtype)
+    result = SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+    if dim.__class__ is not int or dim < 0:  # (a dim >= 0 is its own grad_fn._saved_dim)
+        keep_given_dim(result, dim)
+    return _out_cast(result, out, dtype)
 
 
 def _input_numel(node) -> int:
@@ -620,7 +652,7 @@ class Mean(Function):
 
 class MeanDim(Mean):
     _node_name = "MeanBackward1"
-    _saved_attrs = {"dim": "dims", "keepdim": "keepdim", **Mean._saved_attrs}
+    _saved_attrs = {"dim": _dims_as_given, "keepdim": "keepdim", **Mean._saved_attrs}
 
 
 class MeanInto(Mean):
@@ -649,7 +681,7 @@ class MeanInto(Mean):
 
 class MeanDimInto(MeanInto):
     _node_name = "MeanBackward1"
-    _saved_attrs = {"dim": "dims", "keepdim": "keepdim", **Mean._saved_attrs}
+    _saved_attrs = {"dim": _dims_as_given, "keepdim": "keepdim", **Mean._saved_attrs}
 
 
 def mean(
@@ -681,7 +713,10 @@ def mean(
         ) and fast_path[0]:
             return plain_result(fn.forward(_CPU_NULL_CTX, input, dims=dims, keepdim=keepdim), _CPU)
         else:
-            return fn.apply(input, dims=dims, keepdim=keepdim)
+            result = fn.apply(input, dims=dims, keepdim=keepdim)
+            if dims is not None and dim < 0:  # grad_fn._saved_dim: the dim as given
+                keep_given_dim(result, dim)
+            return result
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("mean", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     omitted = dim is _MISSING  # (out='s errors: the full mean's or the dim overload's)
@@ -709,8 +744,11 @@ def mean(
             )
         if out is None and dt.itemsize < 4 and input.dtype is not dt:
             dims = reduce_dims(dim, input._data.ndim, "mean")
-            fn = MeanInto if dim is None else MeanDimInto
-            return fn.apply(input, dims=dims, keepdim=keepdim, out_dtype=dt)
+            if dim is None:
+                return MeanInto.apply(input, dims=dims, keepdim=keepdim, out_dtype=dt)
+            result = MeanDimInto.apply(input, dims=dims, keepdim=keepdim, out_dtype=dt)
+            keep_given_dim(result, dim)
+            return result
         input = cast(input, dt)
     elif not input.dtype.is_floating_point:
         raise RuntimeError(
@@ -723,7 +761,10 @@ def mean(
         raise _argument_error(e, "mean", input, dim, keepdim, dtype=dtype, out=out) from None
     fn = Mean if dim is None else MeanDim
     if out is None:
-        return fn.apply(input, dims=dims, keepdim=keepdim)
+        result = fn.apply(input, dims=dims, keepdim=keepdim)
+        if dim is not None:  # grad_fn._saved_dim: the dims as given
+            keep_given_dim(result, dim)
+        return result
     return _mean_out(fn, input, dims, keepdim, dtype, out, omitted)
 
 
@@ -767,7 +808,7 @@ def _half_prod(xp, x, dims, keepdim):
         return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
     (d,) = dims
     out = xp.multiply.accumulate(x, axis=d).take([-1], axis=d)
-    return row_major(xp, out if keepdim else out.squeeze(d))
+    return keep_row_major(x, out) if keepdim else row_major(xp, out.squeeze(d))
 
 
 class Prod(Function):
@@ -790,7 +831,7 @@ class Prod(Function):
             # come from this module, which minitorch's filter silences (NOTE [ Reductions call
             # the ufunc ])
             out = ctx.xp.asarray(ctx.xp.multiply.reduce(x, axis=dims, dtype=dt, keepdims=keepdim))
-            out = row_major(ctx.xp, out)
+            out = keep_row_major(x, out) if keepdim else row_major(ctx.xp, out)
         # the result too, as torch's node: unused here, but changing it in place refuses backward
         ctx.save_for_backward(a, out)
         return out
@@ -937,8 +978,13 @@ class Nansum(Function):
         acc = opmath_dtype(target)
         if acc and x.dtype != target:  # each element rounded to dtype= first, as sum
             x = x.astype(target)
-        out = xp.add.reduce(x, axis=dims, dtype=acc or np_dtype, keepdims=keepdim)
-        return xp.asarray(out, dtype=target if acc else None)
+        out = xp.asarray(
+            xp.add.reduce(x, axis=dims, dtype=acc or np_dtype, keepdims=keepdim),
+            dtype=target if acc else None,
+        )
+        if dims is None or x.flags.c_contiguous:  # (laid out as torch's: keep_row_major)
+            return out
+        return out.copy() if keepdim else row_major(xp, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1036,6 +1082,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = reduce_dims(dim, x.ndim, "nanmean")
     xp = input._device.backend.xp
     count = xp.asarray((x == x).sum(axis=dims, keepdims=keepdim), dtype=x.dtype)
+    if keepdim:  # (the quotient follows its operands' layout: both torch's)
+        count = keep_row_major(x, count)
     return nansum(input, dim, keepdim) / _const(count, input)
 
 
@@ -1103,7 +1151,7 @@ class Amax(Function):
             out = out if keepdim else out.reshape(x.shape[:-1])
         else:
             out = ctx.xp.asarray(extreme(ctx.xp, x, kind, dims, keepdim))
-        out = row_major(ctx.xp, out)
+        out = keep_row_major(x, out) if keepdim else row_major(ctx.xp, out)
         ctx.save_for_backward(a, out)
         return out
 
@@ -1509,6 +1557,11 @@ class Aminmax(Function):
         ctx.dim = dim
         lo = xp.asarray(quiet_extreme(xp, x, x.min, axis=dims, keepdims=keepdim))
         hi = xp.asarray(quiet_extreme(xp, x, x.max, axis=dims, keepdims=keepdim))
+        if dims is not None and not x.flags.c_contiguous:  # torch's layout (keep_row_major)
+            if keepdim:
+                lo, hi = lo.copy(), hi.copy()
+            else:
+                lo, hi = row_major(xp, lo), row_major(xp, hi)
         ctx.save_for_backward(a, lo, hi)
         return lo, hi
 

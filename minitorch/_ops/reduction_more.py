@@ -45,6 +45,7 @@ from minitorch._ops.reduction import (
     _out,
     _saved_given_dims,
     _short,
+    keep_row_major,
     keep_shape,
     mean,
     reduce_dims,
@@ -103,7 +104,8 @@ def _bool_reduce(kind, input, dim, keepdim, out):
     except TypeError as e:  # x.all("a"): NOTE [ Overloaded reductions ]
         raise _argument_error(e, kind, input, dim, keepdim, out=out) from None
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
-    r = row_major(xp, xp.asarray(r, dtype=kept.np))
+    r = xp.asarray(r, dtype=kept.np)
+    r = keep_row_major(x, r) if keepdim else row_major(xp, r)
     return _out(_const(r, input), out)
 
 
@@ -131,8 +133,10 @@ def count_nonzero(input, dim=None, *extra, **unknown):
     except (AttributeError, TypeError) as e:  # a list where a tensor belongs, a dim "a"
         raise _argument_error(e, "count_nonzero", input, dim, False) from None
     xp = input._device.backend.xp
-    r = (x != 0).sum(axis=dims)
-    return _const(xp.asarray(r, dtype=_dtype.int64.np), input)
+    r = xp.asarray((x != 0).sum(axis=dims), dtype=_dtype.int64.np)
+    if not x.flags.c_contiguous:  # (the comparison keeps x's order: torch's result is row-major)
+        r = row_major(xp, r)
+    return _const(r, input)
 
 
 def _count_nonzero_error(input, dim, extra, unknown) -> TypeError:

@@ -24,6 +24,7 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
+from minitorch._ops.indexing import keep_select_dim
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._subclass import dispatching, run_converted
@@ -210,7 +211,12 @@ def select(input=REQUIRED, dim=REQUIRED, index=REQUIRED, *extra) -> Tensor:
             f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
             f"dimension {d}"
         )
-    return input[(slice(None),) * d + (index,)]
+    out = input[(slice(None),) * d + (index,)]
+    if dim.__class__ is not int or dim < 0:  # (an int-like dim: its value; a dim >= 0 is the key's)
+        dim = operator.index(dim)
+        if dim < 0:  # grad_fn._saved_dim: the dim as given, as torch's
+            keep_select_dim(out, dim)
+    return out
 
 
 def fill(input, value) -> Tensor:

@@ -945,7 +945,7 @@ def _adaptive_avg(input, n, output_size, op):
         # torch's 2-d/3-d pools take a mean for a single output position before any check of
         # the input's rank or sizes: (1, 1, 3, 4, 4, 4) pools its last three dims, an empty
         # window gives NaN, an integer input meets mean's dtype error
-        pooled = _global_mean(input, n, True)
+        pooled = _global_mean(input, n)
         return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
@@ -961,13 +961,13 @@ def _adaptive_avg(input, n, output_size, op):
         return as_node(_adaptive_avg_values(input, n, out), name, (input,), saved=(input,))
     # torch takes a mean for a single output position: its backward expands the gradient, with
     # no edge to input (a create_graph gradient does not require grad), where a pool's has one
-    pooled = _global_mean(input, n, False)
+    pooled = _global_mean(input, n)
     return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
 
 
-def _global_mean(input, n, negative):
-    """input.mean over its last n dims with keepdim, as torch's shortcut takes it (negative:
-    given as -1, -2, ..., which a short input refuses in mean's words). A NumPy-float input of
+def _global_mean(input, n):
+    """input.mean over its last n dims with keepdim, as torch's shortcut takes it: given as
+    (-1, -2, ..), which a short input refuses in mean's words. A NumPy-float input of
     n dims or more goes straight to the MeanDim that mean's own route ends in (its dims
     normalized the same way): the parse of a dim tuple and of the method's keyword is most of
     a small pool's cost. NOTE [ The no-grad fast path ] where nothing is recorded."""
@@ -982,10 +982,15 @@ def _global_mean(input, n, negative):
         ):
             out = MeanDim.forward(_CPU_NULL_CTX, input, dims=dims, keepdim=True)
             return plain_result(out, _CPU)
-        return MeanDim.apply(input, dims=dims, keepdim=True)
-    if negative:
-        return input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)  # torch's (-1, -2, ..)
-    return input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
+        pooled = MeanDim.apply(input, dims=dims, keepdim=True)
+        if pooled._grad_fn is not None:  # grad_fn._saved_dim: torch's dims, as given
+            pooled._grad_fn.given_dim = _GLOBAL_DIMS[n]
+        return pooled
+    # torch's dims, (-1, -2, ..): a short input is refused in mean's words
+    return input.mean(_GLOBAL_DIMS[n], keepdim=True)
+
+
+_GLOBAL_DIMS = {1: (-1,), 2: (-1, -2), 3: (-1, -2, -3)}  # the dims torch's shortcut gives mean
 
 
 def _mean_layout(pooled, input):
