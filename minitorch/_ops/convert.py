@@ -42,14 +42,30 @@ class Clone(Function):
 
 
 class ToCopy(Function):
-    """out = a cast to another dtype and/or copied to another device;
+    """out = a cast to another dtype and/or copied to another device, laid out in memory_format
+    when given (to(..., memory_format=...): torch records one ToCopyBackward0 for both);
     grad_a = grad cast and copied back"""
 
     @staticmethod
-    def forward(ctx, a, *, np_dtype, device, non_blocking=False):
+    def forward(ctx, a, *, np_dtype, device, non_blocking=False, memory_format=None, cast=True):
         ctx.src_device = a._device
         ctx.src_dtype = a.dtype
-        return ToCopy.kernel(a._data, a._device, np_dtype, device, non_blocking)
+        if memory_format is None:  # the common case
+            return ToCopy.kernel(a._data, a._device, np_dtype, device, non_blocking)
+        return ToCopy.laid_out(
+            a._data, a._device, np_dtype, device, non_blocking, memory_format, cast
+        )
+
+    @staticmethod
+    def laid_out(x, a_device, np_dtype, device, non_blocking, memory_format, cast):
+        """The input's array x cast (cast=False: nothing to convert) and laid out in
+        memory_format: the cast's copy where it is laid out so already (a size-1 dim may have
+        any stride there: copied in fmt's own strides), else a copy of it (or of x) in fmt."""
+        if cast:
+            x = ToCopy.kernel(x, a_device, np_dtype, device, non_blocking)
+            if 1 not in x.shape and _memory_format.is_in(x, memory_format):
+                return x
+        return _memory_format.copy_as(device.backend.xp, x, memory_format)
 
     @staticmethod
     def kernel(x, a_device, np_dtype, device, non_blocking=False):
@@ -98,9 +114,19 @@ class ToCopy(Function):
         return to(grad, ctx.src_device, ctx.src_dtype)
 
     @classmethod
-    def apply(cls, a, *, np_dtype, device, non_blocking=False):
+    def apply(cls, a, *, np_dtype, device, non_blocking=False, memory_format=None, cast=True):
         # The output lives on `device`, not on the input's: set it after the generic apply.
-        out = super().apply(a, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
+        if memory_format is None:
+            out = super().apply(a, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
+        else:
+            out = super().apply(
+                a,
+                np_dtype=np_dtype,
+                device=device,
+                non_blocking=non_blocking,
+                memory_format=memory_format,
+                cast=cast,
+            )
         out._device = device
         return out
 
@@ -294,24 +320,51 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
         if not isinstance(device, (str, Device, int)) or isinstance(device, bool):
             raise _invalid_to(args, kwargs)
         device = tensor_device(device)
-    out = _convert(
-        input,
-        input.dtype if dt is None else dt,
-        input._device if device is None else device,
-        copy,
-        non_blocking,
-    )
+    dt = input.dtype if dt is None else dt
+    device = input._device if device is None else device
     if fmt is None or fmt is _memory_format.preserve_format:
-        return out
-    if out is input:
+        return _convert(input, dt, device, copy, non_blocking)
+    return _convert_as(input, dt, device, copy, non_blocking, fmt)
+
+
+def _convert_as(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool, fmt):
+    """_convert laid out in fmt (not preserve_format): input itself where nothing changes,
+    copy is False and its layout suggests fmt, else one ToCopy node (torch's ToCopyBackward0,
+    also where only the layout changes) for the cast and the layout together."""
+    np_dtype = dt.np
+    same = device is input._device and input._data.dtype == np_dtype
+    cast = copy or not same
+    if not cast:
         # torch returns the tensor itself where its layout suggests fmt (a transposed matrix
         # suggests contiguous_format, a sliced channels-last image channels_last), and a copy
         # in fmt's own strides otherwise (an N x 1 x H x W one is channels-last and contiguous)
-        if (_memory_format.suggested_last(out._data) or _memory_format.contiguous_format) is fmt:
-            return out
-    elif 1 not in out._data.shape and _memory_format.is_in(out._data, fmt):
-        return out  # a new tensor already laid out in fmt
-    return Clone.apply(out, memory_format=fmt)
+        if (_memory_format.suggested_last(input._data) or _memory_format.contiguous_format) is fmt:
+            return input
+    if (
+        device is cpu
+        and input._device is cpu
+        and input.__class__ is Tensor
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+    ):  # NOTE [ The no-grad fast path ]: ToCopy.forward's array, on the CPU
+        return plain_result(ToCopy.laid_out(input._data, cpu, np_dtype, cpu, False, fmt, cast), cpu)
+    if not cast:  # (on its own device: no need of ToCopy.apply's device)
+        return Function.apply.__func__(
+            ToCopy, input, np_dtype=np_dtype, device=device, memory_format=fmt, cast=False
+        )
+    if input._requires_grad and not same and not dt.is_floating_point:
+        # A cast to an integer type leaves the graph, as in torch.
+        with no_grad():
+            return ToCopy.apply(
+                input,
+                np_dtype=np_dtype,
+                device=device,
+                non_blocking=non_blocking,
+                memory_format=fmt,
+            )
+    return ToCopy.apply(
+        input, np_dtype=np_dtype, device=device, non_blocking=non_blocking, memory_format=fmt
+    )
 
 
 def _to_device_of(input: Tensor, spec, non_blocking: bool) -> Tensor:

@@ -39,6 +39,7 @@ class Adadelta(Optimizer):
         "capturable": False,
     }
     _scalar_state = ("step",)
+    _scalar_state_on_param_device = ("capturable",)
 
     def __init__(
         self,

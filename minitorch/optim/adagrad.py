@@ -18,6 +18,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _scalar_dtype,
     _sub_quotient_,
     _use_grad_for_differentiable,
     _with_decay,
@@ -44,6 +45,7 @@ class Adagrad(Optimizer):
         "fused": None,
     }
     _scalar_state = ("step",)
+    _scalar_state_on_param_device = ("fused",)
 
     def __init__(
         self,
@@ -89,6 +91,18 @@ class Adagrad(Optimizer):
         # (the constructor's value for every group, as torch: a group's own
         # initial_accumulator_value is kept in the group but never read)
         state["sum"] = minitorch.full_like(p, self.defaults["initial_accumulator_value"])
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        # As torch's: when the first state's step is no tensor (only a state not of this
+        # optimizer's parameters can be so here), every state's step is made one, in the
+        # scalar dtype of the last group's `fused` (a state without a step: KeyError).
+        values = list(self.state.values())
+        if values and isinstance(values[0]["step"], Tensor):
+            return
+        fused = bool(self.param_groups[-1].get("fused")) if self.param_groups else False
+        for s in values:
+            s["step"] = minitorch.tensor(float(s["step"]), dtype=_scalar_dtype(fused=fused))
 
     def share_memory(self) -> None:
         """Calls share_memory_() on the `sum` tensors (a no-op where tensors lack it)."""

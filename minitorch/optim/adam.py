@@ -58,6 +58,7 @@ class Adam(Optimizer):
         "fused": None,
     }
     _scalar_state = ("step",)
+    _scalar_state_on_param_device = ("capturable", "fused")
 
     def __init__(
         self,

@@ -49,6 +49,7 @@ class NAdam(Optimizer):
         "decoupled_weight_decay": False,
     }
     _scalar_state = ("step", "mu_product")
+    _scalar_state_on_param_device = ("capturable",)
 
     def __init__(
         self,

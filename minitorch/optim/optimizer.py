@@ -175,11 +175,15 @@ class Optimizer:
     # added since, and keep scalar state (`step`, ...) as Python numbers. As each torch
     # optimizer's __setstate__ does, loading fills each group's missing keys from
     # `_group_setdefaults` (torch's values, in torch's order) and turns the `_scalar_state`
-    # entries into 0-d tensors of torch's scalar dtype, on the CPU (on the parameter's device
-    # where `_scalar_state_on_param_device`). Keys torch does not fill in stay missing.
+    # entries into 0-d tensors of torch's scalar dtype, on the CPU, or on the parameter's
+    # device where `_scalar_state_on_param_device` is True or names a group flag that is set
+    # (`capturable`, `fused`; a fused group's are float32). Keys torch does not fill in stay
+    # missing. Like torch's, the conversion reads each of those keys of a parameter's
+    # non-empty state by indexing: a state without one (another optimizer's state dict, SGD's
+    # loaded into Adam) raises KeyError in load_state_dict, not at the next step.
     _group_setdefaults: dict[str, Any] = {}
     _scalar_state: tuple[str, ...] = ()
-    _scalar_state_on_param_device = False
+    _scalar_state_on_param_device: bool | tuple[str, ...] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -235,18 +239,28 @@ class Optimizer:
         for group in self.param_groups:
             for key, value in self._group_setdefaults.items():
                 group.setdefault(key, value)
+            if not self._scalar_state:
+                continue
             for p in group["params"]:
                 p_state = self.state.get(p)
                 if p_state:
-                    self._scalar_state_to_tensors(p, p_state)
+                    self._scalar_state_to_tensors(p, p_state, group)
 
-    def _scalar_state_to_tensors(self, p: Tensor, p_state: dict[str, Any]) -> None:
-        """Turns the scalar state an older release saved as Python numbers into 0-d tensors."""
-        device = p.device if self._scalar_state_on_param_device else "cpu"
+    def _scalar_state_to_tensors(self, p: Tensor, p_state: dict[str, Any], group) -> None:
+        """Turns the scalar state an older release saved as Python numbers into 0-d tensors
+        (a missing key: KeyError, as torch's; see NOTE [ Loading old checkpoints ])."""
+        where = self._scalar_state_on_param_device
+        if where is True or (where and any(group.get(flag) for flag in where)):
+            device, dt = p.device, _scalar_dtype(fused=bool(group.get("fused")))
+        else:
+            device, dt = "cpu", _scalar_dtype()
         for key in self._scalar_state:
-            value = p_state.get(key)
-            if value is not None and not isinstance(value, Tensor):
-                p_state[key] = minitorch.tensor(float(value), dtype=_scalar_dtype(), device=device)
+            value = p_state[key]
+            if not isinstance(value, Tensor):
+                # torch converts the step with float() (its TypeError for None), the rest as
+                # given to tensor()
+                value = float(value) if key == "step" else value
+                p_state[key] = minitorch.tensor(value, dtype=dt, device=device)
 
     def __repr__(self) -> str:
         out = self.__class__.__name__ + " ("

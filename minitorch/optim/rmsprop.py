@@ -44,6 +44,7 @@ class RMSprop(Optimizer):
         "capturable": False,
     }
     _scalar_state = ("step",)
+    _scalar_state_on_param_device = ("capturable",)
 
     def __init__(
         self,

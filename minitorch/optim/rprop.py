@@ -38,6 +38,7 @@ class Rprop(Optimizer):
         "capturable": False,
     }
     _scalar_state = ("step",)
+    _scalar_state_on_param_device = ("capturable",)
 
     def __init__(
         self,
