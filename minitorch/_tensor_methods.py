@@ -2480,6 +2480,8 @@ class TensorMethods:
         if kwargs:  # rare: torch's deprecated async= and its memory_format=, nothing else
             memory_format = _type_keywords(kwargs)
             if memory_format is not None and dtype is not None:
+                if dtype.__class__ is _dtype.dtype:  # one conversion (one ToCopyBackward0)
+                    return _cast_in_format(self, dtype, memory_format, "type")
                 return _cast_in_format(self.type(dtype), None, memory_format, "type")
         if dtype is not None and dtype.__class__ is not _dtype.dtype:
             dtype = _legacy_type_arg(dtype)

@@ -173,3 +173,13 @@ def test_sgd_loads_another_optimizers_state():
     opt = minitorch.optim.SGD(_params(), lr=0.1)
     opt.load_state_dict(_stepped(minitorch.optim.Adam).state_dict())
     assert all("exp_avg" in s for s in opt.state.values())
+
+
+def test_type_with_dtype_and_memory_format_records_one_to_copy():
+    # Tensor.type(dtype, memory_format=) converts once, as torch: one ToCopyBackward0
+    x = minitorch.randn(2, 3, 4, 4, requires_grad=True)
+    for dt in (minitorch.float64, minitorch.float32, minitorch.float16):
+        y = x.type(dt, memory_format=minitorch.channels_last)
+        assert y.dtype is dt and y.stride() == (48, 1, 12, 3)
+        assert y.grad_fn.name() == "ToCopyBackward0"
+        assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
