@@ -213,10 +213,10 @@ def test_mixing_two_layouts_gives_row_major():
 
 
 def test_keepdim_reduction_size_one_stride():
-    """README: a keepdim reduction's size-1 dims can have other strides than PyTorch's
-    (PyTorch: (20, 20, 5, 1) here)."""
+    """README: reductions lay out their results as PyTorch, keepdim=True of a channels_last
+    input included (session 47; before, the size-1 dim kept the input's stride, 1)."""
     x = minitorch.randn(2, 3, 4, 5).to(memory_format=minitorch.channels_last)
-    assert x.sum(1, keepdim=True).stride() == (20, 1, 5, 1)
+    assert x.sum(1, keepdim=True).stride() == (20, 20, 5, 1)
 
 
 def test_interpolate_nearest_gradient_follows_the_forward():

@@ -170,6 +170,18 @@ def contiguous_as(input, memory_format):
     return Clone.apply(input, memory_format=fmt)
 
 
+def _plain_on_cpu(input: Tensor, device: Device) -> bool:
+    """Whether a conversion to device may take the no-grad fast path: a plain CPU tensor staying
+    on the CPU, with nothing to record (NOTE [ The no-grad fast path ])."""
+    return (
+        device is cpu
+        and input._device is cpu
+        and input.__class__ is Tensor
+        and not (input._requires_grad and _grad_state.enabled)
+        and fast_path[0]
+    )
+
+
 def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool = False) -> Tensor:
     """input with dtype dt on device: itself when nothing changes and copy is False."""
     np_dtype = dt.np  # (bfloat16's resolves on first use: _dtype.numpy_dtype)
@@ -177,13 +189,7 @@ def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool =
     if same and not copy:
         return input
     # (torch's to(copy=True) always runs its _to_copy: the node is ToCopyBackward0, not Clone's)
-    if (
-        device is cpu
-        and input._device is cpu
-        and input.__class__ is Tensor
-        and not (input._requires_grad and _grad_state.enabled)
-        and fast_path[0]
-    ):  # NOTE [ The no-grad fast path ]: ToCopy.forward's array, on the CPU
+    if _plain_on_cpu(input, device):  # NOTE [ The no-grad fast path ]: ToCopy.forward's array
         return plain_result(ToCopy.kernel(input._data, cpu, np_dtype, cpu), cpu)
     if input._requires_grad and not same and not dt.is_floating_point:
         # A cast to an integer type leaves the graph, as in torch.
@@ -340,13 +346,7 @@ def _convert_as(input: Tensor, dt, device: Device, copy: bool, non_blocking: boo
         # in fmt's own strides otherwise (an N x 1 x H x W one is channels-last and contiguous)
         if (_memory_format.suggested_last(input._data) or _memory_format.contiguous_format) is fmt:
             return input
-    if (
-        device is cpu
-        and input._device is cpu
-        and input.__class__ is Tensor
-        and not (input._requires_grad and _grad_state.enabled)
-        and fast_path[0]
-    ):  # NOTE [ The no-grad fast path ]: ToCopy.forward's array, on the CPU
+    if _plain_on_cpu(input, device):  # NOTE [ The no-grad fast path ]: ToCopy.forward's array
         return plain_result(ToCopy.laid_out(input._data, cpu, np_dtype, cpu, False, fmt, cast), cpu)
     if not cast:  # (on its own device: no need of ToCopy.apply's device)
         return Function.apply.__func__(

@@ -109,6 +109,28 @@ def _negative_zero_rows(xp, terms, s, cpu):
     return terms.view(f"int{width}").max(axis=-1, keepdims=True) == -(1 << (width - 1))
 
 
+def _softmax_forward(ctx, a, dim, log):
+    """Softmax's (LogSoftmax's where log) forward: a few rows (_SMALL_ROWS) take the kernel's
+    steps without its routing."""
+    ctx.dim = dim
+    x = a._data
+    size = x.size
+    if (
+        a._device is _CPU
+        and dim == x.ndim - 1
+        and 0 < size < _GEMV_MIN_SIZE
+        and size < _SMALL_ROWS * x.shape[-1]
+        and x.dtype in _NATIVE
+    ):
+        out = _small_rows_softmax(x, log)
+    elif log:
+        out = LogSoftmax.kernel(ctx.xp, x, dim, a._device.type == "cpu")
+    else:
+        out = Softmax.kernel(ctx.xp, x, dim)
+    ctx.save_for_backward(out)
+    return out
+
+
 class Softmax(Function):
     """out = exp(a - max) / sum(exp(a - max)) along dim;  grad_a = out (grad - sum(grad out))"""
 
@@ -117,21 +139,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        ctx.dim = dim
-        x = a._data
-        size = x.size
-        if (  # a few rows (_SMALL_ROWS): the kernel's steps, without its routing
-            a._device is _CPU
-            and dim == x.ndim - 1
-            and 0 < size < _GEMV_MIN_SIZE
-            and size < _SMALL_ROWS * x.shape[-1]
-            and x.dtype in _NATIVE
-        ):
-            out = _small_rows_softmax(x, False)
-        else:
-            out = Softmax.kernel(ctx.xp, x, dim)
-        ctx.save_for_backward(out)
-        return out
+        return _softmax_forward(ctx, a, dim, False)
 
     @staticmethod
     def kernel(xp, x, dim):
@@ -218,21 +226,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        ctx.dim = dim
-        x = a._data
-        size = x.size
-        if (  # a few rows (_SMALL_ROWS): the kernel's steps, without its routing
-            a._device is _CPU
-            and dim == x.ndim - 1
-            and 0 < size < _GEMV_MIN_SIZE
-            and size < _SMALL_ROWS * x.shape[-1]
-            and x.dtype in _NATIVE
-        ):
-            out = _small_rows_softmax(x, True)
-        else:
-            out = LogSoftmax.kernel(ctx.xp, x, dim, a._device.type == "cpu")
-        ctx.save_for_backward(out)
-        return out
+        return _softmax_forward(ctx, a, dim, True)
 
     @staticmethod
     def kernel(xp, x, dim, cpu):

@@ -67,7 +67,12 @@ def test_program_matches_torch(name, dt):
 
 # torch's float64 trigamma (the derivative of digamma) is ~5e-10 relative off the true value;
 # minitorch's is within a few ulps
-LOOSE = {"higher_order_ops": {"lgamma": 2e-9, "digamma": 2e-9}}
+# lbfgs_outer: 4 x 5 LBFGS iterations amplify BLAS dot products' last bits; its first bias lies
+# 1.04e-10 of its scale from torch's since add_(alpha=<0-d tensor>) rounds once, as torch's
+LOOSE = {
+    "higher_order_ops": {"lgamma": 2e-9, "digamma": 2e-9},
+    "lbfgs_outer": {"w.0.bias": 5e-10},
+}
 
 
 # --- helpers ---

@@ -286,15 +286,7 @@ def _sliced_batch_norm(lib, x):
                 "kernels go row-major; a check on every binary op would cost the common path",
             ),
         ),
-        pytest.param(
-            _keepdim,
-            "transposed",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a kept dim of size 1 gets NumPy's stride, not torch's row-major one; "
-                "normalizing it would cost every keepdim reduction",
-            ),
-        ),
+        pytest.param(_keepdim, "transposed"),  # (torch's layout since session 47)
         pytest.param(
             _expanded_neg,
             "expanded_between",
