@@ -587,11 +587,8 @@ def _scatter_inplace(input, dim, index, src, extra, value, reduce, keyword):
         )
     except (AttributeError, TypeError) as e:  # scatter's overloads, as the method's
         raise _overload_error(e, "scatter_", named) from None
-    except RuntimeError:
-        error = _in_place_error(input, dim, index, src, "scatter")
-        if error is None:
-            raise
-        raise error from None
+    except RuntimeError as raised:
+        _raise_first_error(raised, input, dim, index, src, "scatter")
 
 
 def scatter_add(
@@ -630,11 +627,17 @@ def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         # are scatter_reduce's but for reduce and include_self, given well typed here)
         _check_reduce_args("scatter_add_", input, dim, index, src, "sum", True)
         raise
-    except RuntimeError:
-        error = _in_place_error(input, dim, index, src, "scatter_add")
-        if error is None:
-            raise
-        raise error from None
+    except RuntimeError as raised:
+        _raise_first_error(raised, input, dim, index, src, "scatter_add")
+
+
+def _raise_first_error(raised: RuntimeError, input, dim, index, src, op: str):
+    """Raises the error torch's in-place scatter (`op` names the out-of-place one) gives first for
+    a call that failed with `raised` (_in_place_error's, else `raised` itself)."""
+    error = _in_place_error(input, dim, index, src, op)
+    if error is None:
+        raise raised
+    raise error from None
 
 
 def _in_place_error(input, dim, index, src, op: str) -> Exception | None:
@@ -943,11 +946,8 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     except TypeError:  # scatter_reduce's parser error, which names the in-place op
         _check_reduce_args("scatter_reduce_", input, dim, index, src, reduce, include_self)
         raise
-    except RuntimeError:
-        error = _in_place_error(input, dim, index, src, "scatter_reduce")
-        if error is None:
-            raise
-        raise error from None
+    except RuntimeError as raised:
+        _raise_first_error(raised, input, dim, index, src, "scatter_reduce")
 
 
 def take_along_dim(
