@@ -46,6 +46,8 @@ from minitorch.autograd.function import (
     fast_path,
     name_node,
     plain_result,
+    record_pair,
+    record_unary,
 )
 from minitorch.autograd.grad_mode import state as _grad_state
 
@@ -263,22 +265,24 @@ def _number_first(op, number, rest, alpha):
 
 def add(input, other, *args, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add (and its deprecated add(input, alpha, other))."""
-    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Add.forward's sum
-        if not args and _plain_pair(input, other, out):
-            if alpha is _ONE:
-                try:
-                    return plain_result(input._data + other._data, _CPU)
-                except Exception:  # (free unless raised) the full path raises torch's error
-                    pass
+    # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Add.forward's sum
+    path = _fast_pair(input, other, out) if other.__class__ is Tensor else _fast_number(
+        input, other, out
+    )
+    if path and not args:
+        if alpha is _ONE:
+            try:
+                total = input._data + getattr(other, "_data", other)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
             else:
-                fused = _plain_fused(input, other, alpha, False)
-                if fused is not None:
-                    return plain_result(fused, _CPU)
-    elif alpha is _ONE and not args and _plain_number(input, other, out):
-        try:
-            return plain_result(input._data + other, _CPU)
-        except Exception:
-            pass
+                if path is _PLAIN:
+                    return plain_result(total, _CPU)
+                return record_pair(Add, total, input, other, False, False)
+        elif path is _PLAIN and other.__class__ is Tensor:
+            fused = _plain_fused(input, other, alpha, False)
+            if fused is not None:
+                return plain_result(fused, _CPU)
     if args:  # NOTE [ Deprecated number-first add/sub ]
         other, alpha = _number_first("add", other, args, alpha)
     if not (
@@ -339,24 +343,25 @@ def _with_alpha(cls, input, other, alpha, out, negate):
 
 def sub(input, other, *args, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub (and its deprecated sub(input, alpha, other))."""
-    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Sub.forward's difference
-        if (  # (two bool tensors: torch's error)
-            not args and _plain_pair(input, other, out) and input._data.dtype.kind == "f"
-        ):
-            if alpha is _ONE:
-                try:
-                    return plain_result(input._data - other._data, _CPU)
-                except Exception:  # (free unless raised) the full path raises torch's error
-                    pass
+    # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Sub.forward's difference
+    # (of floats: two bool tensors raise torch's error)
+    path = _fast_pair(input, other, out) if other.__class__ is Tensor else _fast_number(
+        input, other, out
+    )
+    if path and not args and input._data.dtype.kind == "f":
+        if alpha is _ONE:
+            try:
+                diff = input._data - getattr(other, "_data", other)
+            except Exception:  # (free unless raised) the full path raises torch's error
+                pass
             else:
-                fused = _plain_fused(input, other, alpha, True)
-                if fused is not None:
-                    return plain_result(fused, _CPU)
-    elif alpha is _ONE and not args and _plain_number(input, other, out):
-        try:
-            return plain_result(input._data - other, _CPU)
-        except Exception:
-            pass
+                if path is _PLAIN:
+                    return plain_result(diff, _CPU)
+                return record_pair(Sub, diff, input, other, False, False)
+        elif path is _PLAIN and other.__class__ is Tensor:
+            fused = _plain_fused(input, other, alpha, True)
+            if fused is not None:
+                return plain_result(fused, _CPU)
     if args:  # NOTE [ Deprecated number-first add/sub ]
         other, alpha = _number_first("sub", other, args, alpha)
     if (
@@ -701,48 +706,74 @@ def rsub(input, other, *args, alpha=1):
     return name_node(out, name, (input, other), shown=shown)
 
 
-def _plain_pair(a, b, out) -> bool:
-    """Whether the op of the tensors a and b may take the no-grad fast path (NOTE [ The no-grad
-    fast path ] in minitorch/autograd/function.py): b is known to be a plain Tensor."""
-    return (
+# What _fast_pair and _fast_number answer: the no-grad fast path (NOTE [ The no-grad fast path ]
+# in minitorch/autograd/function.py), the recorded one (NOTE [ The recorded fast path ]), or
+# (0) the full path.
+_PLAIN, _RECORD = 1, 2
+
+
+def _fast_pair(a, b, out) -> int:
+    """The fast path the op of the tensors a and b may take (_PLAIN, _RECORD or 0): plain CPU
+    tensors of one dtype, no out=, fast paths on; b is known to be a plain Tensor."""
+    if (
         a.__class__ is Tensor
         and a._device is _CPU
         and b._device is _CPU
         and a._data.dtype is b._data.dtype
         and out is None
-        and not ((a._requires_grad or b._requires_grad) and _grad_state.enabled)
         and fast_path[0]
-    )
+    ):
+        if not ((a._requires_grad or b._requires_grad) and _grad_state.enabled):
+            return _PLAIN
+        if _grad_state.saved_hooks is None:
+            return _RECORD
+    return 0
 
 
-def _plain_number(a, b, out) -> bool:
-    """Whether the op of the tensor a and the Python number b may take the no-grad fast path: a
+def _plain_pair(a, b, out) -> bool:
+    """Whether the op of the tensors a and b may take the no-grad fast path (NOTE [ The no-grad
+    fast path ] in minitorch/autograd/function.py): b is known to be a plain Tensor."""
+    return _fast_pair(a, b, out) is _PLAIN
+
+
+def _fast_number(a, b, out) -> int:
+    """The fast path the op of the tensor a and the Python number b may take (as _fast_pair): a
     float32 or float64 a, whose dtype a number keeps (a half one rounds the number first)."""
-    return (
+    if (
         (b.__class__ is float or (b.__class__ is int and -(1 << 63) <= b < 1 << 64))
         and a.__class__ is Tensor
         and a._device is _CPU
         and out is None
-        and not (a._requires_grad and _grad_state.enabled)
         and a._data.dtype.kind == "f"
         and a._data.dtype.itemsize >= 4
         and fast_path[0]
-    )
+    ):
+        if not (a._requires_grad and _grad_state.enabled):
+            return _PLAIN
+        if _grad_state.saved_hooks is None:
+            return _RECORD
+    return 0
 
 
 def mul(input, other, *, out=None):
     """input * other. Mirrors torch.mul."""
-    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Mul.forward's product
-        if _plain_pair(input, other, out):
-            try:
-                return plain_result(input._data * other._data, _CPU)
-            except Exception:  # (free unless raised) the full path raises torch's error
-                pass
-    elif _plain_number(input, other, out):
+    # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Mul.forward's product,
+    # each input saved for the other's gradient
+    path = _fast_pair(input, other, out) if other.__class__ is Tensor else _fast_number(
+        input, other, out
+    )
+    if path:
         try:
-            return plain_result(input._data * other, _CPU)
-        except Exception:
+            prod = input._data * getattr(other, "_data", other)
+        except Exception:  # (free unless raised) the full path raises torch's error
             pass
+        else:
+            if path is _PLAIN:
+                return plain_result(prod, _CPU)
+            return record_pair(
+                Mul, prod, input, other, getattr(other, "_requires_grad", False),
+                input._requires_grad,
+            )
     if not (
         isinstance(other, Tensor)
         and isinstance(input, Tensor)
@@ -805,21 +836,23 @@ def _scalar_scale(input, other) -> bool:
 
 def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
-    if other.__class__ is Tensor:  # NOTE [ The no-grad fast path ]: Div.forward's quotient
-        if (  # (integers divide into the default float dtype)
-            rounding_mode is None
-            and _plain_pair(input, other, out)
-            and input._data.dtype.kind == "f"
-        ):
-            try:
-                return plain_result(input._data / other._data, _CPU)
-            except Exception:  # (free unless raised) the full path raises torch's error
-                pass
-    elif rounding_mode is None and _plain_number(input, other, out):
+    # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Div.forward's quotient
+    # (of floats: integers divide into the default float dtype), input saved for other's
+    # gradient and other for both
+    path = _fast_pair(input, other, out) if other.__class__ is Tensor else _fast_number(
+        input, other, out
+    )
+    if path and rounding_mode is None and input._data.dtype.kind == "f":
         try:
-            return plain_result(input._data / other, _CPU)
-        except Exception:
+            quot = input._data / getattr(other, "_data", other)
+        except Exception:  # (free unless raised) the full path raises torch's error
             pass
+        else:
+            if path is _PLAIN:
+                return plain_result(quot, _CPU)
+            return record_pair(
+                Div, quot, input, other, getattr(other, "_requires_grad", False), True
+            )
     if rounding_mode is None:
         if not (
             isinstance(other, Tensor)
@@ -1874,18 +1907,23 @@ def mask_gradient(xp, grad, keep, out=None):
 
 def _unary_float(fn, name, kernel):
     # input REQUIRED, extra: torch's parser wording of torch.exp() and torch.exp(x, 1);
-    # kernel: what fn.forward computes, on a NumPy array (NOTE [ The no-grad fast path ])
+    # kernel: what fn.forward computes, on a NumPy array (NOTE [ The no-grad fast path ], NOTE
+    # [ The recorded fast path ]), which saves what fn's node shows: its input or its result
+    (saves,) = fn._saved_names
+
     def op(input=REQUIRED, *extra, out=None):
         if (
             input.__class__ is Tensor
             and input._device is _CPU
             and out is None
             and not extra
-            and not (input._requires_grad and _grad_state.enabled)
             and input._data.dtype.kind == "f"
             and fast_path[0]
         ):
-            return plain_result(kernel(input._data), _CPU)
+            if not (input._requires_grad and _grad_state.enabled):
+                return plain_result(kernel(input._data), _CPU)
+            if _grad_state.saved_hooks is None:
+                return record_unary(fn, kernel(input._data), input, saves)
         try:
             dt = input._data.dtype
         except AttributeError:  # torch.exp(1.0), torch.sqrt(ndarray): zero-cost when a tensor

@@ -48,6 +48,7 @@ from minitorch.autograd.function import (
     check_watched,
     fast_path,
     plain_result,
+    record_unary,
     saved_uint64,
     watch_index,
 )
@@ -526,7 +527,6 @@ def sum(
     if (  # NOTE [ The no-grad fast path ] in minitorch/autograd/function.py: Sum.forward's sum
         input.__class__ is Tensor
         and input._device is _CPU
-        and not (input._requires_grad and _grad_state.enabled)
         and (
             dim is _MISSING and keepdim is False
             or dim.__class__ is int and keepdim.__class__ is bool
@@ -540,14 +540,21 @@ def sum(
         and fast_path[0]
     ):
         x = input._data
-        if dim is _MISSING:
-            return plain_result(sum_array(_CPU_XP, x, None, False), _CPU)
-        nd = x.ndim
-        if -nd <= dim < nd:  # (else the full path's error; a 0-d x, which sums over nothing)
-            out = sum_array(_CPU_XP, x, (dim % nd,), keepdim)
-            if keepdim:
-                return plain_result(keep_row_major(x, out), _CPU)
-            return plain_result(row_major(_CPU_XP, out), _CPU)
+        if not (input._requires_grad and _grad_state.enabled):
+            if dim is _MISSING:
+                return plain_result(sum_array(_CPU_XP, x, None, False), _CPU)
+            nd = x.ndim
+            if -nd <= dim < nd:  # (else the full path's error; a 0-d x, which sums over nothing)
+                out = sum_array(_CPU_XP, x, (dim % nd,), keepdim)
+                if keepdim:
+                    return plain_result(keep_row_major(x, out), _CPU)
+                return plain_result(row_major(_CPU_XP, out), _CPU)
+        elif dim is _MISSING and _grad_state.saved_hooks is None:
+            # NOTE [ The recorded fast path ]: Sum.forward's sum of all, and what it keeps
+            result = record_unary(Sum, sum_array(_CPU_XP, x, None, False), input, None)
+            node = result._grad_fn
+            node.shape, node.dims, node.keepdim = x.shape, None, False
+            return result
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]

@@ -13,6 +13,7 @@ from numpy import asarray as _np_asarray
 from numpy import ndarray as _np_ndarray
 
 from minitorch._arg_errors import unexpected_keyword
+from minitorch._backend import cpu as _CPU
 from minitorch._backend import default_device
 from minitorch._dtype import _REGISTERED_TYPES, _SCALAR_NAMES
 from minitorch._dtype import from_numpy as _dtype_of
@@ -1002,6 +1003,88 @@ def plain_result(out, device):
     return result
 
 
+# NOTE [ The recorded fast path ]
+# Where a node is recorded, the same ops skip Function.apply too (the arithmetic operators of
+# two tensors of one dtype or of a float tensor and a number, the common unary functions, a full
+# sum), under the no-grad path's conditions and one more: no saved-tensor hooks are set. The op
+# function computes its forward's array as the no-grad path does and hands it, with what the
+# forward saves, to record_unary or record_pair. These make the node and the result apply
+# makes (the same node class, edges, input metadata, saved values and version checks) without
+# apply's tests of what the op function has tested already: no subclass, one device, a built-in
+# Function, one array output, not a view. x * y on (32, 32), recorded: 4.7 -> 3.0 us; bench/
+# pointwise_fwd_bwd's forward 48 -> 30 us. The node's backward is the Function's as always;
+# tests/test_s48_lead.py holds each fast path's node and result to the full path's.
+def record_unary(fn, out, a, saves, _new=object.__new__):
+    """fn.apply(a) from out, the array fn.forward computes from a (a plain CPU tensor requiring
+    grad, grad mode on); saves: what the forward saves, None, "self" (a) or "result" (out)."""
+    if out.__class__ is not _np_ndarray:
+        out = _np_asarray(out)  # NumPy's 0-d results are scalars
+    ctx = _new(fn._backward_cls or _node_class(fn))
+    ctx._prio = _next_prio()  # NOTE [ Walk order ]
+    ctx.xp = _CPU_XP
+    ctx._to_save = None
+    ctx._out_device = _CPU
+    _connect_one(ctx, a)
+    result = _new(Tensor)
+    result._data = out
+    result._device = _CPU
+    result._requires_grad = True
+    result._grad_fn = ctx
+    vc = result._vc = [0]
+    result._base = None
+    result._grad = None
+    if saves is None:
+        ctx._saved = _NOTHING
+    elif saves == "result":
+        ctx._saved = (("out", out, vc, 0, 0),)
+    else:
+        ctx._saved = (_saved_operand(a),)
+    return result
+
+
+def record_pair(fn, out, a, b, save_a, save_b, _new=object.__new__):
+    """fn.apply(a, b) from out, the array fn.forward computes from a (a plain CPU tensor) and b
+    (a plain CPU tensor of a's dtype, or a number), one of them requiring grad, grad mode on;
+    save_a, save_b: whether the forward saves a, b."""
+    if out.__class__ is not _np_ndarray:
+        out = _np_asarray(out)  # NumPy's 0-d results are scalars
+    ctx = _new(fn._backward_cls or _node_class(fn))
+    ctx._prio = _next_prio()  # NOTE [ Walk order ]
+    ctx.xp = _CPU_XP
+    ctx._to_save = None
+    ctx._out_device = _CPU
+    _connect_pair(ctx, a, b)
+    result = _new(Tensor)
+    result._data = out
+    result._device = _CPU
+    result._requires_grad = True
+    result._grad_fn = ctx
+    result._vc = [0]
+    result._base = None
+    result._grad = None
+    if save_a or save_b:
+        ctx._saved = (
+            _saved_operand(a) if save_a else None,
+            _saved_operand(b) if save_b else None,
+        )
+    else:
+        ctx._saved = _NOTHING
+    return result
+
+
+def _saved_operand(s):
+    """The saved entry of an input s (a plain tensor or a number): _pack_saved's, inlined."""
+    if s.__class__ is Tensor:
+        vc = s._vc
+        if vc.__class__ is not list:
+            refuse_inference_save(s)
+        return ("in", s, vc, vc[0], 0)
+    return ("const", s, _NO_VERSION, 0, 0)
+
+
+_CPU_XP = _CPU.backend.xp
+
+
 # NOTE [ Binding a custom Function's arguments ]
 # torch hands a custom Function's forward positional arguments only, bound as follows; built-in
 # ops never come here (their apply is Function.apply).
@@ -1295,35 +1378,9 @@ def _connect(ctx, args):
     # the one-argument op (most ops) without lists: its argument is the input requiring grad.
     # A leaf's accumulator is called for only the first time (`t._grad_acc or _accumulator(t)`).
     if len(args) == 1:
-        a = args[0]
-        if a._base is not None and a._view_version != a._vc[0]:
-            _regenerate_view_grad_fn(a)
-        fn = a._grad_fn
-        ctx._next = ((a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr),)
-        ctx._in_meta = _META1[a._data.shape, a._data.dtype]  # NOTE [ Interned input metadata ]
-        ctx.needs_input_grad = _NEEDED
-    elif len(args) == 2:  # a binary op: tuples built directly, _edge_meta inlined
-        a, b = args
-        if isinstance(a, Tensor) and a._requires_grad:
-            if a._base is not None and a._view_version != a._vc[0]:
-                _regenerate_view_grad_fn(a)
-            fn = a._grad_fn
-            ea = (a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr)
-            ma = _META[a._data.shape, a._data.dtype]
-        else:
-            ea = ma = None
-        if isinstance(b, Tensor) and b._requires_grad:
-            if b._base is not None and b._view_version != b._vc[0]:
-                _regenerate_view_grad_fn(b)
-            fn = b._grad_fn
-            eb = (b._grad_acc or _accumulator(b), 0) if fn is None else (fn, b._output_nr)
-            mb = _META[b._data.shape, b._data.dtype]
-            ctx.needs_input_grad = _NEEDED_TT if ea is not None else _NEEDED_FT
-        else:
-            eb = mb = None
-            ctx.needs_input_grad = _NEEDED_TF if ea is not None else _NEEDED_FF
-        ctx._next = (ea, eb)
-        ctx._in_meta = (ma, mb)
+        _connect_one(ctx, args[0])
+    elif len(args) == 2:
+        _connect_pair(ctx, args[0], args[1])
     else:
         needs = []
         nxt = []
@@ -1345,10 +1402,53 @@ def _connect(ctx, args):
         ctx.needs_input_grad = tuple(needs)
         ctx._next = tuple(nxt)
         ctx._in_meta = tuple(meta)
-    if state.anomaly:
-        from minitorch.autograd.anomaly_mode import record_trace
+        if state.anomaly:
+            _record_trace(ctx)
 
-        record_trace(ctx)
+
+def _connect_one(ctx, a):
+    """_connect of a one-input op: a is a Tensor that requires grad."""
+    if a._base is not None and a._view_version != a._vc[0]:
+        _regenerate_view_grad_fn(a)
+    fn = a._grad_fn
+    ctx._next = ((a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr),)
+    ctx._in_meta = _META1[a._data.shape, a._data.dtype]  # NOTE [ Interned input metadata ]
+    ctx.needs_input_grad = _NEEDED
+    if state.anomaly:
+        _record_trace(ctx)
+
+
+def _connect_pair(ctx, a, b):
+    """_connect of a two-input op (tuples built directly, _edge_meta inlined); either input may
+    be a number or a tensor that needs no grad."""
+    if isinstance(a, Tensor) and a._requires_grad:
+        if a._base is not None and a._view_version != a._vc[0]:
+            _regenerate_view_grad_fn(a)
+        fn = a._grad_fn
+        ea = (a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr)
+        ma = _META[a._data.shape, a._data.dtype]
+    else:
+        ea = ma = None
+    if isinstance(b, Tensor) and b._requires_grad:
+        if b._base is not None and b._view_version != b._vc[0]:
+            _regenerate_view_grad_fn(b)
+        fn = b._grad_fn
+        eb = (b._grad_acc or _accumulator(b), 0) if fn is None else (fn, b._output_nr)
+        mb = _META[b._data.shape, b._data.dtype]
+        ctx.needs_input_grad = _NEEDED_TT if ea is not None else _NEEDED_FT
+    else:
+        eb = mb = None
+        ctx.needs_input_grad = _NEEDED_TF if ea is not None else _NEEDED_FF
+    ctx._next = (ea, eb)
+    ctx._in_meta = (ma, mb)
+    if state.anomaly:
+        _record_trace(ctx)
+
+
+def _record_trace(ctx):
+    from minitorch.autograd.anomaly_mode import record_trace
+
+    record_trace(ctx)
 
 
 _NEEDED = (True,)
