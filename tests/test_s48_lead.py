@@ -43,6 +43,13 @@ UNARY = {
     "tanh": lambda a: torch.tanh(a),
     "sigmoid": lambda a: torch.sigmoid(a),
     "sum": lambda a: a.sum(),
+    "neg": lambda a: -a,
+    "torch.neg": lambda a: torch.neg(a),
+    "x ** 2": lambda a: a**2,
+    "x ** 0.5": lambda a: a.abs() ** 0.5,
+    "x ** -1": lambda a: torch.pow(a, -1),
+    "x ** 3.0": lambda a: a.pow(3.0),
+    "x ** 0": lambda a: a**0,
     "torch.sum": lambda a: torch.sum(a),
 }
 DTYPES = (torch.float32, torch.float64)

@@ -1192,16 +1192,18 @@ def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
 
 def neg(input=REQUIRED, *extra, out=None):
     """-input. Mirrors torch.neg."""
-    if (  # NOTE [ The no-grad fast path ]: Neg.forward's negation
-        input.__class__ is Tensor
+    if (  # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Neg.forward's
+        input.__class__ is Tensor  # negation, nothing saved
         and input._device is _CPU
         and out is None
         and not extra
-        and not (input._requires_grad and _grad_state.enabled)
         and input._data.dtype.kind in "fiu"
         and fast_path[0]
     ):
-        return plain_result(-input._data, _CPU)
+        if not (input._requires_grad and _grad_state.enabled):
+            return plain_result(-input._data, _CPU)
+        if _grad_state.saved_hooks is None:
+            return record_unary(Neg, -input._data, input, None)
     try:
         kind = input._data.dtype.kind
     except AttributeError:  # torch.neg(1)
@@ -1484,8 +1486,8 @@ _NOT_GIVEN = object()  # (None is a value: `None ** t` reaches pow as its input)
 def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
     """input ** exponent (either may be a number; a number base may be passed as `self=`).
     Mirrors torch.pow."""
-    if (  # NOTE [ The no-grad fast path ]: PowScalar.forward's power
-        (
+    if (  # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: PowScalar.forward's
+        (  # power, its input saved and its exponent kept as given
             exponent.__class__ is float
             or (exponent.__class__ is int and -(1 << 63) <= exponent < 1 << 64)
         )
@@ -1493,11 +1495,16 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
         and input._device is _CPU
         and out is None
         and self is _NOT_GIVEN
-        and not (input._requires_grad and _grad_state.enabled)
         and input._data.dtype.char in "fd"
         and fast_path[0]
     ):
-        return plain_result(_pow_number(_CPU_XP, input._data, exponent), _CPU)
+        if not (input._requires_grad and _grad_state.enabled):
+            return plain_result(_pow_number(_CPU_XP, input._data, exponent), _CPU)
+        if _grad_state.saved_hooks is None:
+            power = _pow_number(_CPU_XP, input._data, exponent)
+            result = record_unary(PowScalar, power, input, "self")
+            result._grad_fn.exponent = exponent
+            return result
     if input is _NOT_GIVEN or self is not _NOT_GIVEN or exponent is _NOT_GIVEN:  # (rare)
         input = _pow_self(input, exponent, self)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
@@ -1977,15 +1984,18 @@ def sign(input=REQUIRED, *extra, out=None):
 
 def relu(input=REQUIRED, *extra):
     """max(input, 0). Mirrors torch.relu."""
-    if (  # NOTE [ The no-grad fast path ]: Relu.forward's kernel
+    if (  # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Relu.forward's
+        # kernel, its result saved
         input.__class__ is Tensor
         and input._device is _CPU
         and not extra
-        and not (input._requires_grad and _grad_state.enabled)
         and input._data.dtype.char in "fd"
         and fast_path[0]
     ):
-        return plain_result(Relu.kernel(_CPU_XP, input._data), _CPU)
+        if not (input._requires_grad and _grad_state.enabled):
+            return plain_result(Relu.kernel(_CPU_XP, input._data), _CPU)
+        if _grad_state.saved_hooks is None:
+            return record_unary(Relu, Relu.kernel(_CPU_XP, input._data), input, "result")
     try:
         dt = input._data.dtype
     except AttributeError:  # torch.relu(None): zero-cost when a tensor
