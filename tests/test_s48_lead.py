@@ -316,3 +316,27 @@ def test_a_long_recorded_chain_frees_its_graph():
     gc.collect()
     assert ref() is None
     assert x.grad is not None and np.isfinite(x.grad.numpy()).all()
+
+
+def test_alpha_of_zero_dim_tensors_leaves_an_array():
+    a = torch.tensor(1.0)
+    b = torch.tensor(2.0)
+    for on in (True, False):
+        function.fast_path[0] = on
+        try:
+            y = torch.add(a, b, alpha=2)
+            z = torch.sub(a.requires_grad_(), b, alpha=3)
+        finally:
+            function.fast_path[0] = True
+        assert y._data.__class__ is np.ndarray and z._data.__class__ is np.ndarray
+        y.add_(1)
+        z.detach().mul_(2)
+        assert y.item() == 6.0 and z.item() == -10.0
+        a = a.detach()
+
+
+def test_saved_number_beyond_int64_is_an_unsigned_tensor():
+    x = torch.ones(2, requires_grad=True)
+    v = (x * 2**63).grad_fn._saved_other
+    assert v.dtype is torch.uint64 and v.tolist() == 2**63
+    assert (x * 5).grad_fn._saved_other.dtype is torch.int64

@@ -328,7 +328,9 @@ def _with_alpha(cls, input, other, alpha, out, negate):
         result = cls.apply(*wrapped_big_ints(input, scaled))
     fused = _fused_alpha(input, other, alpha, negate)
     if fused is not None:
-        result._data = fused  # (the graph is the same)
+        # (the graph is the same; a 0-d float32 sum is computed in float64 and rounded, which
+        # gives NumPy's scalar: an array, as every result's)
+        result._data = result._device.backend.xp.asarray(fused)
     if scaled is not other and result._grad_fn is not None and isinstance(other, Tensor):
         # torch's add/sub take alpha into their one node, with edges to both operands
         from minitorch.autograd.composite import as_node

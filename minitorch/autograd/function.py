@@ -636,6 +636,8 @@ class _SavedAttr:
                         import minitorch
 
                         dt = minitorch.float64 if isinstance(value, float) else None
+                        if value.__class__ is int and value >= 1 << 63:  # (x * 2**63)
+                            dt = minitorch.uint64
                         return minitorch.tensor(value, dtype=dt)
                     return value
         name = f"_raw_saved_{key}" if self.raw else f"_saved_{key}"
