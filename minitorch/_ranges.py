@@ -360,6 +360,27 @@ def arange(
 ) -> Tensor:
     """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
     start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
+    if (  # arange(n) on the default device, the CPU: the index of logits[arange(n), y] (the
+        # test of the int64 path below, without the general argument handling before it)
+        start.__class__ is int
+        and end is _NOT_GIVEN
+        and step is _NOT_GIVEN
+        and 0 <= start < _FAST_INT
+        and device is None
+        and dtype is None
+        and out is None
+        and requires_grad is False
+        and layout is None
+        and pin_memory is False
+        and not extra
+        and not unknown
+        and default_device() is cpu
+    ):
+        try:
+            arr = np.arange(start, dtype=np.int64)
+        except MemoryError:
+            raise _alloc_error(8 * start) from None
+        return _make(arr, cpu, False, None)
     if unknown:  # start=, end=, step= by keyword (positional-only above: arange(start=5) raises)
         options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
         options.update(pin_memory=pin_memory, requires_grad=requires_grad)

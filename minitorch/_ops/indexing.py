@@ -18,7 +18,13 @@ from minitorch._ops._common import (
     type_name,
     wrong_type,
 )
-from minitorch._ops._index_key import IndexPlan, basic_key, explain_bounds, parse_key
+from minitorch._ops._index_key import (
+    IndexPlan,
+    basic_key,
+    explain_bounds,
+    parse_key,
+    tensors_plan,
+)
 from minitorch._ops.inplace import (
     _check_leaf,
     _check_no_grad_view,
@@ -42,6 +48,7 @@ from minitorch.autograd.function import (
     fast_path,
     frees_index,
     name_node,
+    record_unary,
     saved_uint64,
     watch_index,
 )
@@ -50,6 +57,7 @@ from minitorch.autograd.grad_mode import state
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
 
 _CPU_XP = _CPU.backend.xp  # the host's kernels
+_CPU_BACKEND = _CPU.backend
 
 
 # --- kernels on raw arrays (see NOTE [ Indexing plans ]) ---
@@ -544,7 +552,9 @@ def _applied_key(node) -> tuple:
         ):  # (a CPU integer 0-d tensor selects: _watched_0d)
             indices += [None] * (dim - len(indices)) + [it]
             dim += n
-        elif isinstance(it, (list, tuple)) or hasattr(it, "__array__"):  # (an ndarray too)
+        elif not isinstance(it, Tensor) and (
+            isinstance(it, (list, tuple)) or hasattr(it, "__array__")  # (an ndarray too)
+        ):
             indices += [None] * (dim - len(indices)) + [tensor(it)]
             dim += n
         else:  # an int (or a CPU integer 0-d tensor) selects
@@ -654,7 +664,12 @@ def getitem(self: Tensor, key) -> Tensor:
             return _index_view(
                 self, x, (slice(*key.indices(shape[0])), Ellipsis), SliceIndex, key
             )
-    if cls is tuple or key is None or key is Ellipsis:  # x[0, 1:], x[..., None]
+    if cls is tuple and key and key[0].__class__ is Tensor:
+        # logits[arange(n), y]: no basic key (basic_key's answer), parse_key's plan at once
+        plan = tensors_plan(self, x.shape, key, True)
+        if plan is not None:
+            return _index(self, key, plan)
+    elif cls is tuple or key is None or key is Ellipsis:  # x[0, 1:], x[..., None]
         found = basic_key(x.shape, key)
         if found is not None:
             basic, name = found
@@ -715,7 +730,18 @@ def flat_mask_plan(size: int, mask) -> IndexPlan:
 
 def _index(self: Tensor, key, plan: IndexPlan) -> Tensor:
     """self[key] for a key with index tensors (a copy)."""
-    out = Index.apply(self, plan=plan)
+    out = None
+    if (  # NOTE [ The recorded fast path ] in minitorch/autograd/function.py
+        self.__class__ is Tensor
+        and self._device is _CPU
+        and self._requires_grad
+        and state.enabled
+        and fast_path[0]
+        and state.saved_hooks is None
+    ):
+        out = _recorded_index(self, plan)
+    if out is None:
+        out = Index.apply(self, plan=plan)
     fn = out._grad_fn
     if fn is not None:  # its node reads the key's index tensors at backward
         fn.given_key = key  # (for grad_fn._saved_indices and _saved_self_sym_sizes)
@@ -725,6 +751,21 @@ def _index(self: Tensor, key, plan: IndexPlan) -> Tensor:
         if not watched:
             frees_index(fn)  # torch saves the index even when the key was a list
     return out
+
+
+def _recorded_index(self: Tensor, plan: IndexPlan) -> Tensor | None:
+    """Index.apply(self, plan=plan) for a plain CPU tensor requiring grad, grad mode on, no
+    saved-tensor hooks: Index.forward's gather and the attributes it sets on its node, or None
+    where the gather raises (the full path raises torch's error)."""
+    x = self._data
+    try:
+        out = _take(x, plan, _CPU_BACKEND)
+    except Exception:  # (free unless raised)
+        return None
+    result = record_unary(Index, out, self, None)
+    node = result._grad_fn
+    node.shape, node.plan = x.shape, plan
+    return result
 
 
 def _value_tensor(self: Tensor, value) -> Tensor | None:

@@ -981,16 +981,39 @@ def _ops():
 
 
 _ONE = 1  # the default alpha (NOTE [ Default alpha ] in pointwise.py)
+_CPU_UFUNCS = {
+    name: getattr(_CPU.backend.xp, name) for name in ("add", "subtract", "multiply", "true_divide")
+}  # _fast_inplace's kernels on the host
 
 
 def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     """self <- ufunc(self, alpha * other) straight into self's memory when no graph is recorded
     and no promotion is involved (the optimizer-update case). False when the general path is
     needed."""
+    x = self._data
+    if (  # the optimizer's update, p -= lr * p.grad: what the general test below decides for
+        # two plain CPU float tensors of one dtype, neither a view, alpha 1
+        alpha is _ONE
+        and other.__class__ is Tensor
+        and self._device is _CPU
+        and other._device is _CPU
+        and self._base is None
+        and other._base is None
+        and not (state.enabled and (self._requires_grad or other._requires_grad))
+        and self._vc.__class__ is list  # (not an inference tensor)
+        and x.dtype is other._data.dtype
+        and x.dtype.kind == "f"
+        and 0 not in x.strides
+    ):
+        try:
+            _CPU_UFUNCS[ufunc](x, other._data, out=x)
+        except (ValueError, TypeError, OverflowError):  # (as below)
+            return False
+        self._vc[0] += 1
+        return True
     if state.enabled and (self._requires_grad or self._base is not None):
         return False  # a graph to record, or a view to check (_check_leaf)
     vc = self._vc
-    x = self._data
     if vc.__class__ is not list or 0 in x.strides:
         # an inference tensor (the general path's check_inference_write), or maybe expanded
         # (the general path checks)

@@ -35,6 +35,7 @@ from minitorch.autograd.function import (
     fast_path,
     name_node,
     plain_result,
+    record_pair,
 )
 from minitorch.autograd.grad_mode import state as _grad_state
 
@@ -591,8 +592,10 @@ def _prod(shape) -> int:
 # [ Two entry points to one GEMM ]). A FlopCounterMode pauses the fast paths while it counts
 # the products through Mm.forward (NOTE [ Counting FLOPs without a dispatcher ]). Where a node
 # is recorded, matmul (of two matrices, or a matrix and a vector) and mm of such tensors skip
-# their checks the same way and call the Function's apply at once. On (32, 32) float32:
-# x @ w 2.9 -> 1.7 us (torch 1.65), addmm 13.6 -> 3.8 us (torch 2.3-4.8).
+# their checks the same way; a product of two matrices then makes its node with record_pair
+# (_recorded_mm: NOTE [ The recorded fast path ] in minitorch/autograd/function.py), a matrix
+# and a vector call Mv.apply at once. On (32, 32) float32: x @ w 2.9 -> 1.7 us (torch 1.65),
+# addmm 13.6 -> 3.8 us (torch 2.3-4.8).
 
 
 def _plain_mm_operands(a, b) -> bool:
@@ -644,6 +647,27 @@ def _plain_product(a, b):
     return None
 
 
+def _recorded_mm(input, other, a, b):
+    """Mm.apply(input, other) for plain CPU matrices a and b of one float dtype, mm's checks
+    passed, a node recorded and no saved-tensor hooks: NOTE [ The recorded fast path ] in
+    minitorch/autograd/function.py. The product of Mm.forward (`dot` where _product calls it,
+    under _plain_product's test), each operand saved for the other's gradient, and the
+    attributes Mm.forward sets on its node."""
+    n, k = b.shape
+    m = a.size
+    if m < _BLAS_COPY_MIN and n * k < _BLAS_COPY_MIN and m * k < _DOT_MAX and n != 1:
+        out = a.dot(b)
+    else:
+        out = _product(_CPU_XP, a, b, False, False)
+    result = record_pair(Mm, out, input, other, other._requires_grad, input._requires_grad)
+    node = result._grad_fn
+    node.ta = node.tb = False
+    sa, sb = a.strides, b.strides
+    if sa[0] < sa[1] or sb[0] < sb[1]:  # (as Mm.forward: NOTE [ Gradient layout in mm ])
+        node.cols = _column_majors(a, b)
+    return result
+
+
 # NOTE [ matmul results are not views ]
 # torch's matmul reshapes its operands into an mm or bmm and the product back with
 # _unsafe_view: the result is a tensor of its own (no `_base`), whose node is
@@ -676,6 +700,14 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
             if a.ndim == 2 and 0 < len(sb) < 3 and a.shape[1] == sb[0]:
                 dt = a.dtype
                 if b.dtype is dt and dt.char in "fd":  # (see _plain_mm_operands)
+                    if (  # (a node to record, then: the else of the test above)
+                        len(sb) == 2
+                        and input._device is _CPU
+                        and other._device is _CPU
+                        and fast_path[0]
+                        and _grad_state.saved_hooks is None
+                    ):
+                        return _recorded_mm(input, other, a, b)
                     return (Mm if len(sb) == 2 else Mv).apply(input, other)
     if extra or input is REQUIRED or other is REQUIRED:
         raise arity_error("matmul", extra, 2, input=input, other=other)
@@ -813,6 +845,13 @@ def mm(input=REQUIRED, mat2=REQUIRED, *extra, out=None):
             and fast_path[0]
         ):
             return _plain_product(input._data, mat2._data)
+        if (  # (a node to record, then: the else of the test above)
+            input._device is _CPU
+            and mat2._device is _CPU
+            and fast_path[0]
+            and _grad_state.saved_hooks is None
+        ):
+            return _recorded_mm(input, mat2, input._data, mat2._data)
         return Mm.apply(input, mat2)
     if mat2 is REQUIRED or input is REQUIRED or extra:
         raise _mm_arity_error("mm", input, mat2, extra)

@@ -614,20 +614,23 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim):
         x = a._data
-        xp = ctx.xp
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # _setup, inlined (hot: losses)
-        size = x.size
         if dims is None:
-            n = size
+            n = x.size
         elif len(dims) == 1:
             n = x.shape[dims[0]]
         else:
             n = _numel(x.shape, dims)
         ctx.n = n
+        return Mean.kernel(ctx.xp, x, dims, keepdim, n)
+
+    @staticmethod
+    def kernel(xp, x, dims, keepdim, n):
+        """The mean of the array x over dims (None: all), which take in n elements."""
         if n == 0:  # torch: the mean of nothing is nan (without NumPy's warning)
             s = x.sum(axis=dims, keepdims=keepdim)
             return xp.asarray(s * float("nan"), dtype=x.dtype)
-        out = _gemv_sum(xp, x, dims, keepdim) if size >= _GEMV_MIN_SIZE else None
+        out = _gemv_sum(xp, x, dims, keepdim) if x.size >= _GEMV_MIN_SIZE else None
         if out is not None:
             out /= n
             return row_major(xp, out)
@@ -713,13 +716,22 @@ def mean(
             fn, dims = MeanDim, (dim % nd,)
         else:
             fn = None
-        if fn is None:
-            pass
-        elif (  # NOTE [ The no-grad fast path ]: Mean.forward, with apply's ctx for no node
-            input._device is _CPU and not (input._requires_grad and _grad_state.enabled)
-        ) and fast_path[0]:
-            return plain_result(fn.forward(_CPU_NULL_CTX, input, dims=dims, keepdim=keepdim), _CPU)
-        else:
+        if fn is not None:
+            if input._device is _CPU and fast_path[0]:
+                # NOTE [ The no-grad fast path ], NOTE [ The recorded fast path ]: Mean.forward's
+                # kernel, and what it keeps on its node
+                x = input._data
+                n = x.size if dims is None else x.shape[dims[0]]
+                if not (input._requires_grad and _grad_state.enabled):
+                    return plain_result(Mean.kernel(_CPU_XP, x, dims, keepdim, n), _CPU)
+                if _grad_state.saved_hooks is None:
+                    avg = Mean.kernel(_CPU_XP, x, dims, keepdim, n)
+                    result = record_unary(fn, avg, input, None)
+                    node = result._grad_fn
+                    node.shape, node.dims, node.keepdim, node.n = x.shape, dims, keepdim, n
+                    if dims is not None and dim < 0:  # grad_fn._saved_dim: the dim as given
+                        node.given_dim = dim
+                    return result
             result = fn.apply(input, dims=dims, keepdim=keepdim)
             if dims is not None and dim < 0:  # grad_fn._saved_dim: the dim as given
                 keep_given_dim(result, dim)
@@ -1685,8 +1697,14 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, result_dtype=None):
         x = a._data
-        xp = ctx.xp
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim  # _setup, inlined (hot: losses)
+        out = Logsumexp.kernel(ctx.xp, x, dims, keepdim, result_dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def kernel(xp, x, dims, keepdim, result_dtype=None):
+        """logsumexp of the array x over dims, in result_dtype (default: x's)."""
         dt = x.dtype
         rdt = dt if result_dtype is None else result_dtype  # out='s dtype may differ
         if x.size == 0:
@@ -1708,7 +1726,6 @@ class Logsumexp(Function):
             out = _logsumexp_rounded(xp, x, dims, keepdim, rdt)
         if out.ndim > 1 and not out.flags.c_contiguous:  # NumPy kept a permuted input's order
             out = xp.ascontiguousarray(out)  # torch's result is row-major
-        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
@@ -1773,7 +1790,17 @@ def _logsumexp(op, input, dim, keepdim, out, extra=()):
         raise keepdim_error(op, dim, keepdim)
     if dim.__class__ is int and out is None and x.dtype.kind == "f" and -x.ndim <= dim < x.ndim:
         # the common call (x.logsumexp(d), a float16/32/64 x) skips the checks below
-        result = Logsumexp.apply(input, dims=(dim % x.ndim,), keepdim=keepdim)
+        dims = (dim % x.ndim,)
+        if (  # NOTE [ The recorded fast path ] in minitorch/autograd/function.py
+            input.__class__ is Tensor
+            and input._device is _CPU
+            and input._requires_grad
+            and _grad_state.enabled
+            and fast_path[0]
+            and _grad_state.saved_hooks is None
+        ):
+            return _recorded_logsumexp(input, x, dims, keepdim, dim)
+        result = Logsumexp.apply(input, dims=dims, keepdim=keepdim)
         if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
             result._grad_fn.given_dim = dim
         return result
@@ -1798,6 +1825,18 @@ def _logsumexp(op, input, dim, keepdim, out, extra=()):
     if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
         result._grad_fn.given_dim = dim
     return _out(result, out)
+
+
+def _recorded_logsumexp(input, x, dims, keepdim, dim):
+    """Logsumexp.apply(input, dims=dims, keepdim=keepdim) of a plain CPU tensor requiring grad
+    (its array x), grad mode on, no saved-tensor hooks, with its node's given dim: the kernel
+    of Logsumexp.forward and what it keeps, input and result saved in that order."""
+    out = Logsumexp.kernel(_CPU_XP, x, dims, keepdim)
+    result = record_unary(Logsumexp, out, input, ("self", "result"))
+    node = result._grad_fn
+    node.shape, node.dims, node.keepdim = x.shape, dims, keepdim
+    node.given_dim = dim
+    return result
 
 
 def _logsumexp_dim_check(op, x, dim, keepdim):

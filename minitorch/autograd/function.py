@@ -1014,11 +1014,15 @@ def plain_result(out, device):
 # makes (the same node class, edges, input metadata, saved values and version checks) without
 # apply's tests of what the op function has tested already: no subclass, one device, a built-in
 # Function, one array output, not a view. x * y on (32, 32), recorded: 4.7 -> 3.0 us; bench/
-# pointwise_fwd_bwd's forward 48 -> 30 us. The node's backward is the Function's as always;
-# tests/test_s48_lead.py holds each fast path's node and result to the full path's.
+# pointwise_fwd_bwd's forward 48 -> 30 us. Its users: mul/add/sub/div, exp/log/sqrt/tanh/
+# sigmoid, relu, neg, x ** number, the full sum (pointwise.py, reduction.py), mean, logsumexp
+# over a dim, a product of two matrices (linalg.py _recorded_mm) and indexing by
+# tensors (indexing.py). The node's backward is the Function's as always; tests/test_s48_lead.py
+# and test_s48_mlp.py hold each fast path's node and result to the full path's.
 def record_unary(fn, out, a, saves, _new=object.__new__):
     """fn.apply(a) from out, the array fn.forward computes from a (a plain CPU tensor requiring
-    grad, grad mode on); saves: what the forward saves, None, "self" (a) or "result" (out)."""
+    grad, grad mode on); saves: what the forward saves, None, "self" (a), "result" (out) or
+    ("self", "result") (both, in that order)."""
     if out.__class__ is not _np_ndarray:
         out = _np_asarray(out)  # NumPy's 0-d results are scalars
     ctx = _new(fn._backward_cls or _node_class(fn))
@@ -1039,8 +1043,10 @@ def record_unary(fn, out, a, saves, _new=object.__new__):
         ctx._saved = _NOTHING
     elif saves == "result":
         ctx._saved = (("out", out, vc, 0, 0),)
-    else:
+    elif saves == "self":
         ctx._saved = (_saved_operand(a),)
+    else:
+        ctx._saved = (_saved_operand(a), ("out", out, vc, 0, 0))
     return result
 
 
