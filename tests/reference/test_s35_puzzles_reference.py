@@ -97,9 +97,10 @@ def test_program_matches_torch(name, dt):
 def _tol(dt):
     """1e-10 of scale for float64 records of the float64 run, 1e-6 for its float32 records (an
     int or bool tensor through exp or sigmoid is float32, an ulp apart from torch's kernel), 1e-4
-    in the float32 run."""
+    in the float32 run (1e-3 for det's third derivative, which cancels in float32: 1.9e-4 of
+    its scale from torch's on an AMD EPYC, whose LAPACK takes other kernels)."""
     if dt == "float32":
-        return 1e-4
+        return lambda name, a: 1e-3 if name == "det.3" else 1e-4
     return lambda name, a: (
         1e-8 if name.startswith(_TRIGAMMA) else 1e-10 if a.dtype == np.float64 else 1e-6
     )

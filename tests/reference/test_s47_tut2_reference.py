@@ -19,14 +19,21 @@ import copy
 import io
 import math
 import os
+import pickle
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
 import pytest
 
+import minitorch
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
 from tests.reference._programs import (
+    Rec,
     assert_program_matches,
+    assert_records_match,
+    run_program,
     seeded_gen,
     seeded_rand,
     seeded_randn,
@@ -2259,7 +2266,42 @@ PROGRAMS = [
 ]  # fmt: skip
 
 
+# torch's own run of these programs is made in a child process: on some CPUs it crashes or hangs
+# (resblock in float32 on an AMD EPYC, 2026-12-06: torch 2.13's backward of its channels_last
+# block segfaulted under pytest and hung in a plain process), which must not take the test run
+# with it; the test is skipped there.
+IN_CHILD = {("resblock", "float32")}
+
+
+def _torch_records_in_child(prog, dt, timeout=120):
+    """The records of torch's run of prog, made in a child process; None where it crashed or did
+    not finish in `timeout` seconds."""
+    code = (
+        "import pickle, sys, torch\n"
+        "torch.set_num_threads(1)\n"
+        "from tests.reference import test_s47_tut2_reference as m\n"
+        "from tests.reference._programs import Rec, run_program\n"
+        f"rec = run_program(m.{prog.__name__}, torch, {dt!r}, rec=Rec(dtypes=True))\n"
+        "sys.stdout.buffer.write(pickle.dumps(rec))\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=root, capture_output=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return pickle.loads(done.stdout) if done.returncode == 0 else None
+
+
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.__name__)
 def test_program_matches_torch(prog, dt):
-    assert_program_matches(prog, torch, dt)
+    if (prog.__name__, dt) not in IN_CHILD:
+        assert_program_matches(prog, torch, dt)
+        return
+    want = _torch_records_in_child(prog, dt)
+    if want is None:
+        pytest.skip(f"torch's own run of {prog.__name__} in {dt} crashes or hangs on this CPU")
+    got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True))
+    assert_records_match(want, got, 1e-10 if dt == "float64" else 1e-4, rename=True)

@@ -519,7 +519,9 @@ def _rosenbrock(lib, dt, rec):
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_rosenbrock_adam_family_matches(dt):
-    assert_program_matches(_rosenbrock, torch, dt, tol=0.0)
+    # float32 to 1e-6 of scale: torch's vectorised optimizer kernels round differently on
+    # different CPUs (Adam with amsgrad read 2 ulps apart on an AMD EPYC, bit for bit elsewhere)
+    assert_program_matches(_rosenbrock, torch, dt, tol=0.0 if dt == "float64" else 1e-6)
 
 
 def _lbfgs(lib, dt, rec):
