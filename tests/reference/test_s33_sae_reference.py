@@ -100,7 +100,17 @@ CALLS = [
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
+    default = 1e-10 if dt == "float64" else 1e-4
+    tols = _HOST_TOLS.get((name, dt), {})
+    tol = lambda n, _: tols.get(n, default)  # noqa: E731
+    assert_program_matches(globals()["p_" + name], torch, dt, tol=tol)
+
+
+# (program, dtype) -> {record: tolerance} where torch's values depend on the host's CPU.
+# init_from_data's lbfgs_med: the sum of distances is flat at its minimum, so the float32
+# rounding of torch's norm and sum kernels (host-dependent) moves the LBFGS iterate while the
+# loss agrees to 1e-7: 3.03e-4 of scale from torch's on an AMD EPYC, 2026-12-06 (x3 margin)
+_HOST_TOLS = {("init_from_data", "float32"): {"lbfgs_med": 1e-3}}
 
 
 @pytest.mark.parametrize("name", CALLS)

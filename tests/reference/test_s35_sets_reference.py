@@ -63,10 +63,13 @@ Known and left (documented):
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
-from tests.reference._programs import assert_program_matches
+from tests.reference._programs import Rec, assert_program_matches, assert_records_match, run_program
 from tests.reference._programs import seeded_rand as _rand
 from tests.reference._programs import seeded_randn as _randn
 
@@ -87,7 +90,43 @@ PROGRAMS = [
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
+    if name == "equivariance_asserts":
+        _assert_messages_match(p_equivariance_asserts, dt)
+        return
     assert_program_matches(globals()["p_" + name], torch, dt)
+
+
+_NUMBER = re.compile(r"\d+\.\d+(?:e[-+]?\d+)?")
+
+
+def _assert_messages_match(prog, dt):
+    """assert_program_matches for a program recording assert_close's failure messages, whose
+    "Greatest relative difference" divides by torch's own value of the tensor compared (here
+    a Linear's output, whose last bits are those of the host's BLAS kernels): a text of
+    minitorch's that is torch's but for its decimal numbers, each within 3 ulps of torch's
+    (float64: 1 ulp apart on an AMD EPYC, 2026-12-06, 0.022510791974859248 against ...244),
+    is read as torch's; every other character is compared exactly."""
+    import minitorch
+
+    want = run_program(prog, torch, dt, rec=Rec(dtypes=True))
+    got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True))
+    got = [
+        (n, a if isinstance(a, str) and _numbers_close(a, b) else b)
+        for (n, a), (_, b) in zip(want, got, strict=False)
+    ] + got[len(want) :]
+    assert_records_match(want, got, 1e-10 if dt == "float64" else 1e-4, rename=True)
+
+
+def _numbers_close(want, got, ulps=3):
+    """Whether the texts are the same but for decimal numbers, each of got within `ulps` float64
+    ulps of want's (torch read as minitorch in got, as assert_records_match reads it)."""
+    if not isinstance(got, str):
+        return False
+    got = got.replace("minitorch", "torch")
+    if _NUMBER.sub("#", want) != _NUMBER.sub("#", got):
+        return False
+    pairs = zip(_NUMBER.findall(want), _NUMBER.findall(got), strict=True)
+    return all(abs(float(a) - float(b)) <= ulps * np.spacing(float(a)) for a, b in pairs)
 
 
 # --- helpers ---

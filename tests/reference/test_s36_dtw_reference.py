@@ -80,7 +80,17 @@ PROGRAMS = [
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
+    default = 1e-10 if dt == "float64" else 1e-4
+    tols = _HOST_TOLS.get((name, dt), {})
+    tol = lambda n, _: tols.get(n, default)  # noqa: E731
+    assert_program_matches(globals()["p_" + name], torch, dt, tol=tol)
+
+
+# (program, dtype) -> {record: tolerance} where torch's values depend on the host's CPU.
+# cdist_zero's use_mm_for_euclid_dist: the pair of a row with itself is the square root of the
+# rounding residue of |x|^2 + |y|^2 - 2 x.y (1e-8, not 0), whose last bits are those of the
+# host's BLAS kernels: 2.46e-9 of scale from torch's on an AMD EPYC, 2026-12-06 (x3 margin)
+_HOST_TOLS = {("cdist_zero", "float64"): {"use_mm_for_euclid_dist": 7.5e-9}}
 
 
 # --- helpers ---

@@ -83,7 +83,7 @@ from tests.reference._programs import seeded_gen as _gen
 from tests.reference._programs import seeded_randn as _randn
 
 torch = pytest.importorskip("torch")
-
+from tests.reference._host import torch_sqrt_rounds  # noqa: E402 - needs torch
 
 PROGRAMS = [
     "lion", "lamb", "adafactor", "sophia", "lookahead_timm", "lookahead_init", "sam",
@@ -98,10 +98,13 @@ PROGRAMS = [
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
-
-
-# --- helpers ---
+    tol = None  # (assert_program_matches's: 1e-10 of each record's scale, 1e-4 in float32)
+    if name == "novograd" and dt == "float64" and not torch_sqrt_rounds():
+        # Novograd's second moment is a float32 0-d tensor (lib.zeros([])) even for float64
+        # parameters: where torch's sqrt of it is an ulp off, the float64 records follow it by
+        # 1.15e-7 of their scale at most (AMD EPYC, 2026-12-06), so 3.5e-7 (x3)
+        tol = 3.5e-7
+    assert_program_matches(globals()["p_" + name], torch, dt, tol)
 
 
 def _model(lib, dt, seed=0, sizes=(4, 6, 3)):

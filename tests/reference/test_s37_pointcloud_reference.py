@@ -88,7 +88,18 @@ PROGRAMS = [
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
+    default = 1e-10 if dt == "float64" else 1e-4
+    tols = _HOST_TOLS.get((name, dt), {})
+    tol = lambda n, _: tols.get(n, default)  # noqa: E731
+    assert_program_matches(globals()["p_" + name], torch, dt, tol=tol)
+
+
+# (program, dtype) -> {record: tolerance} where torch's values depend on the host's CPU.
+# ball_query's cdist(new_xyz, xyz) (30 points: the matrix-product form) at a point and itself
+# is the square root of the rounding residue of |x|^2 + |y|^2 - 2 x.y (1e-8, not 0), whose last
+# bits are those of the host's BLAS kernels; off by 3.99e-8 (masked: the three nearest) and
+# 9.71e-9 (where: sums of the distances) of scale from torch's on an AMD EPYC, 2026-12-06 (x3)
+_HOST_TOLS = {("ball_query", "float64"): {"masked": 1.2e-7, "where": 3e-8}}
 
 
 # --- helpers: point-cloud utilities as such code writes them ---

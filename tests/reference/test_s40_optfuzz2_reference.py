@@ -22,6 +22,7 @@ import minitorch as mt
 from ._programs import Rec, assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
+from tests.reference._host import torch_sqrt_rounds  # noqa: E402 - needs torch
 
 _ALL = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad", "Adadelta",
         "ASGD", "Rprop", "Adafactor", "Muon"]  # fmt: skip
@@ -280,7 +281,12 @@ def _differentiable(name, lr_kind, kw):
     ],
 )
 def test_differentiable_steps_keep_a_tensor_lr_as_torch(name, kw, lr_kind):
-    _match(_differentiable(name, lr_kind, kw))
+    """Within 1e-10 of each record's scale where torch's float32 sqrt rounds as NumPy's. Adam's
+    differentiable step takes the sqrt of its float32 0-d bias correction (1 - beta2 ** step);
+    where torch's sqrt is an ulp off (step 4's here), the parameters follow it by 1.6e-8 of their
+    scale at most (AMD EPYC, 2026-12-06): 5e-8 (x3) there."""
+    tol = 1e-10 if name not in ("Adam", "AdamW") or torch_sqrt_rounds() else 5e-8
+    _match(_differentiable(name, lr_kind, kw), tol)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,10 @@ Where torch itself goes wrong the sweep steps aside, saying so: its float32 and 
 convolutions on oneDNN skip the size checks (compared in float64), its bfloat16 conv3d can miss
 its own float64 result (compared with that), a max-pooling window wholly in the padding gives an
 index outside the input (no backward there), max_unpool writes out of bounds for such an index
-(the windows tile the input).
+(the windows tile the input). On a CPU without oneDNN's bfloat16/float16 support (an AVX2 AMD
+EPYC) torch convolves those dtypes on its slow kernels, whose messages and order of checks are
+not those of the oneDNN kernel minitorch follows: their variants are accepted there (see
+tests/reference/_host.py), and compared exactly on a oneDNN host.
 
 Counts: the sweep's 1440 calls (600 functional convolutions, 240 modules, 600 pooling, unpooling
 and folding calls) and the grids' 3451 all match; before the fixes made with them 1427 and 1861
@@ -31,6 +34,12 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._host import (
+    onednn_refusal,
+    slow_here,
+    slow_variant,
+    slow_variant_here,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -192,7 +201,12 @@ def _compare(case: Case):
     sd, want = _run(torch, case, None)
     got = _run(minitorch, case, sd, want.get("grads?", True))[1]
     if "err" in want or "err" in got:
-        assert got.get("err") == want.get("err"), f"{case.label}: {got.get('err')}"
+        g, w = got.get("err"), want.get("err")
+        if g and w and g != w and g[0] == w[0] and slow_variant_here(g[1], w[1], case.dtype):
+            # torch here convolves this bfloat16/float16 input on its slow kernels (an AVX2
+            # AMD EPYC), minitorch as oneDNN does: their variant of its message
+            return
+        assert g == w, f"{case.label}: {g}"
         return
     assert len(got["out"]) == len(want["out"]), case.label
     for k, ((g, gd), (w, wd)) in enumerate(zip(got["out"], want["out"], strict=True)):
@@ -645,14 +659,21 @@ def _transposed_calls():
 
                     onednn = xdt == wdt and xdt != "float64" and lead[0] == 2
                     if not (onednn and ("dilation" in kw or "padding" in kw)):
-                        yield f"{F.format(n)} {xdt} {wdt} {bdt} {lead} {sp} {kw}", fn
+                        label = f"{F.format(n)} {xdt} {wdt} {bdt} {lead} {sp} {kw}"
+                        yield label, fn, (xdt, wdt, bdt)
 
 
 def test_transposed_convolution_checks_match_torch():
     """A bias of another dtype (refused by the 3-d and oneDNN kernels), the order of the empty
     input, dtype, dilation and output padding checks, an empty batch (no checks, an empty
     result), a weight without output channels."""
-    calls = list(_transposed_calls())
+    bad = []
+    for label, fn, dts in _transposed_calls():
+        got, want = _outcome(minitorch, fn), _outcome(torch, fn)
+        if got != want and not (slow_here(dts[0]) and _slow_kernel_outcome(fn, dts, got, want)):
+            bad.append(f"{label}: {got} != {want}")
+    assert not bad, "\n".join(bad[:10])
+    calls = []
     for n in (1, 2, 3):
         for groups in (1, 2):
 
@@ -663,6 +684,27 @@ def test_transposed_convolution_checks_match_torch():
 
             calls.append((f"no output channels {n}d groups={groups}", fn))
     _same_outcomes(calls)
+
+
+def _slow_kernel_outcome(fn, dts, got, want):
+    """Whether torch's outcome here (want) is its slow kernels' where its oneDNN kernel gives
+    minitorch's (got), for a bfloat16/float16 input that this host's torch convolves slowly (an
+    AVX2 AMD EPYC): minitorch refuses the weight or bias of another dtype as oneDNN does (its
+    message asserted); torch's slow kernels name the scalar types, or check the sizes before the
+    dtypes (and add a bias cast to the input's dtype): then torch's outcome is the one with that
+    operand cast, and minitorch's outcome with it cast must be it too."""
+    xdt, wdt, bdt = dts
+    what, other = ("weight", wdt) if wdt != xdt else ("bias", bdt)
+    if got != ("RuntimeError", onednn_refusal(xdt, what, other)):
+        return False
+    if want[0] == "RuntimeError" and slow_variant(got[1], want[1]):
+        return True
+    cast = (xdt, xdt, bdt) if what == "weight" else (xdt, wdt, xdt)
+
+    def cast_fn(lib):
+        return fn(lib, dts=cast)
+
+    return _outcome(torch, cast_fn) == want == _outcome(minitorch, cast_fn)
 
 
 def test_empty_batch_transposed_convolution_gradients_match_torch():

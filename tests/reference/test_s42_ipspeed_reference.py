@@ -9,6 +9,7 @@ import pytest
 import minitorch
 
 torch = pytest.importorskip("torch")
+from tests.reference._host import torch_sqrt_rounds  # noqa: E402 - needs torch
 
 LIBS = (torch, minitorch)
 
@@ -24,14 +25,19 @@ def bits(t):
     return np.ascontiguousarray(t.detach().numpy()).view(np.uint8).tobytes()
 
 
-def both(program):
+def both(program, ulps=None):
     """program(lib) -> list of tensors, run under torch and minitorch, compared bit for bit
-    (and their version counts)."""
+    (and their version counts); ulps: {index: n}, float32 values compared to n ulps instead."""
     want, got = program(torch), program(minitorch)
     assert len(want) == len(got)
     for i, (w, g) in enumerate(zip(want, got, strict=True)):
         assert str(w.dtype).split(".")[-1] == str(g.dtype).split(".")[-1], i
-        assert bits(w) == bits(g), f"value {i} differs"
+        if ulps and i in ulps:
+            a, b = (t.detach().numpy().astype(np.float32).view(np.int32) for t in (w, g))
+            apart = np.abs(a.astype(np.int64) - b)
+            assert apart.max() <= ulps[i], f"value {i} differs by {apart.max()} ulps"
+        else:
+            assert bits(w) == bits(g), f"value {i} differs"
         assert w._version == g._version, f"version of value {i}"
 
 
@@ -97,7 +103,9 @@ def test_optimizer_style_ternary_updates():
                 p.addcdiv_(m, v.sqrt().add_(1e-8), value=-0.01)
         return [m, v, p]
 
-    both(program)
+    # p goes through torch's sqrt, an ulp off NumPy's (correctly rounded) one on some hosts:
+    # there p is 2 ulps apart at most (10 of 1024 elements, AMD EPYC, 2026-12-06), so 6 (x3).
+    both(program, ulps=None if torch_sqrt_rounds() else {2: 6})
 
 
 def test_refusals_match():

@@ -56,6 +56,9 @@ def test_against_torch(name, kwargs, dtype):
     theirs, topt = _run(torch, name, kwargs, dtype, False)
     exact = name == "SGD"
     rtol = 1e-5 if dtype == "float32" else 1e-12
+    # an element that cancels to near 0 (RMSprop's 0.00205 from updates of ~0.3) keeps its
+    # inputs' absolute ulps: 1.15e-8 beyond rtol on an AMD EPYC (2026-12-06), so 4e-8 (x3)
+    atol = 4e-8 if dtype == "float32" else 0
     for i, (p, q) in enumerate(zip(ours, theirs, strict=True)):
         state, tstate = opt.state[p], topt.state[q]
         assert list(state) == list(tstate)
@@ -67,7 +70,7 @@ def test_against_torch(name, kwargs, dtype):
             if exact or key == "step":
                 assert v.numpy().tobytes() == w.numpy().tobytes(), msg
             else:
-                np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=rtol, atol=0, err_msg=msg)
+                np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=rtol, atol=atol, err_msg=msg)
 
 
 def _with_grads(lib, n, shape):
