@@ -156,6 +156,11 @@ def test_random_losses_match_torch(seed):
         lib.autograd.backward(outs, [lib.ones_like(o) for o in outs])
         res.append([o.detach().numpy() for o in outs] + [xs.grad.numpy()])
     for k, (w, g) in enumerate(zip(*res, strict=True)):
+        if k == 2 and N == 0 and red != "none":
+            # torch 2.13's multi_margin_loss of an empty batch, summed, reads memory it never
+            # wrote (seed 29 gave 0 in one run and 1.4965 in another): the sum of nothing is 0
+            assert g == 0, f"seed {seed} #{k}"
+            continue
         np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-10, err_msg=f"seed {seed} #{k}")
 
 
