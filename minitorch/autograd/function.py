@@ -1019,57 +1019,29 @@ def plain_result(out, device):
 # over a dim, a product of two matrices (linalg.py _recorded_mm) and indexing by
 # tensors (indexing.py). The node's backward is the Function's as always; tests/test_s48_lead.py
 # and test_s48_mlp.py hold each fast path's node and result to the full path's.
-def record_unary(fn, out, a, saves, _new=object.__new__):
+def record_unary(fn, out, a, saves):
     """fn.apply(a) from out, the array fn.forward computes from a (a plain CPU tensor requiring
     grad, grad mode on); saves: what the forward saves, None, "self" (a), "result" (out) or
     ("self", "result") (both, in that order)."""
-    if out.__class__ is not _np_ndarray:
-        out = _np_asarray(out)  # NumPy's 0-d results are scalars
-    ctx = _new(fn._backward_cls or _node_class(fn))
-    ctx._prio = _next_prio()  # NOTE [ Walk order ]
-    ctx.xp = _CPU_XP
-    ctx._to_save = None
-    ctx._out_device = _CPU
+    ctx, result = _recorded(fn, out)
     _connect_one(ctx, a)
-    result = _new(Tensor)
-    result._data = out
-    result._device = _CPU
-    result._requires_grad = True
-    result._grad_fn = ctx
-    vc = result._vc = [0]
-    result._base = None
-    result._grad = None
     if saves is None:
         ctx._saved = _NOTHING
     elif saves == "result":
-        ctx._saved = (("out", out, vc, 0, 0),)
+        ctx._saved = (("out", result._data, result._vc, 0, 0),)
     elif saves == "self":
         ctx._saved = (_saved_operand(a),)
     else:
-        ctx._saved = (_saved_operand(a), ("out", out, vc, 0, 0))
+        ctx._saved = (_saved_operand(a), ("out", result._data, result._vc, 0, 0))
     return result
 
 
-def record_pair(fn, out, a, b, save_a, save_b, _new=object.__new__):
+def record_pair(fn, out, a, b, save_a, save_b):
     """fn.apply(a, b) from out, the array fn.forward computes from a (a plain CPU tensor) and b
     (a plain CPU tensor of a's dtype, or a number), one of them requiring grad, grad mode on;
     save_a, save_b: whether the forward saves a, b."""
-    if out.__class__ is not _np_ndarray:
-        out = _np_asarray(out)  # NumPy's 0-d results are scalars
-    ctx = _new(fn._backward_cls or _node_class(fn))
-    ctx._prio = _next_prio()  # NOTE [ Walk order ]
-    ctx.xp = _CPU_XP
-    ctx._to_save = None
-    ctx._out_device = _CPU
+    ctx, result = _recorded(fn, out)
     _connect_pair(ctx, a, b)
-    result = _new(Tensor)
-    result._data = out
-    result._device = _CPU
-    result._requires_grad = True
-    result._grad_fn = ctx
-    result._vc = [0]
-    result._base = None
-    result._grad = None
     if save_a or save_b:
         ctx._saved = (
             _saved_operand(a) if save_a else None,
@@ -1078,6 +1050,28 @@ def record_pair(fn, out, a, b, save_a, save_b, _new=object.__new__):
     else:
         ctx._saved = _NOTHING
     return result
+
+
+def _recorded(fn, out, _new=object.__new__):
+    """The node of the built-in Function fn on the CPU (numbered: NOTE [ Walk order ]) and its
+    result holding the array out (NumPy's 0-d results made arrays), as _apply_recording makes
+    them; its edges and saved values are the caller's."""
+    if out.__class__ is not _np_ndarray:
+        out = _np_asarray(out)
+    ctx = _new(fn._backward_cls or _node_class(fn))
+    ctx._prio = _next_prio()
+    ctx.xp = _CPU_XP
+    ctx._to_save = None
+    ctx._out_device = _CPU
+    result = _new(Tensor)
+    result._data = out
+    result._device = _CPU
+    result._requires_grad = True
+    result._grad_fn = ctx
+    result._vc = [0]
+    result._base = None
+    result._grad = None
+    return ctx, result
 
 
 def _saved_operand(s):
