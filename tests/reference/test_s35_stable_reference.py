@@ -64,7 +64,6 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
 import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
@@ -72,6 +71,7 @@ from tests.reference._programs import Rec, assert_records_match, run_program
 from tests.reference._programs import seeded_randn as _randn
 
 torch = pytest.importorskip("torch")
+from tests.reference._host import gelu32_as_onednn  # noqa: E402 - needs torch
 
 INF = math.inf
 NAN = math.nan
@@ -109,19 +109,8 @@ def test_program_matches_torch(name, dt):
     want = run_program(prog, torch, dt, rec=Rec(dtypes=True), keep_warnings=_kept)
     got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True), keep_warnings=_kept)
     if dt == "float32":
-        want = [(n, _gelu32_variant(v) if n == "gelu" else v) for n, v in want]
+        want = [(n, gelu32_as_onednn(v) if n == "gelu" else v) for n, v in want]
     assert_records_match(want, got, 1e-10 if dt == "float64" else 1e-4, rename=True)
-
-
-def _gelu32_variant(v):
-    """torch's float32 gelu (sigmoid_family) as the host variant minitorch follows: float32 gelu
-    of a contiguous tensor is oneDNN's kernel, JIT-compiled for the host's CPU, whose gelu(+inf)
-    is inf on an AMD EPYC (AVX2, as ATen's formula) and NaN on the CI host; minitorch's is NaN
-    on every host (relu(x) - |x| Phi(-|x|) is inf - inf * 0), so torch's inf (of input +inf: no
-    finite input reaches it) is compared as NaN, asserting minitorch's NaN everywhere."""
-    v = v.copy()
-    v[np.isposinf(v)] = np.nan
-    return v
 
 
 # --- helpers ---
