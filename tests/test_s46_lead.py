@@ -60,6 +60,7 @@ def test_default_generator_and_clone_keep_the_stream():
 def test_the_constructor_seed_is_a_seed_sequence_of_plain_words():
     # NumPy's constructor takes any ISeedSequence; the words are a list (read fast) of the
     # length asked, and the engine is seeded afterwards, so their value does not matter
+    torch_stream._engine()  # (the sequence is made by the first engine)
     seq = torch_stream._UNSEEDED
     assert isinstance(seq, ISeedSequence)
     assert type(seq.generate_state(624)) is list and len(seq.generate_state(624)) == 624

@@ -70,27 +70,37 @@ def _init_genrand(seed32: int) -> np.ndarray:
 # (a shuffled DataLoader makes one per epoch, as torch's RandomSampler does), though the engine
 # is seeded again at once (torch's init_genrand, _legacy_seeding) or given another state. So the
 # constructor gets a seed sequence whose words are a fixed list (its items are read ~50x
-# faster): ~2 us. NumPy without the interface gets the plain constructor.
-try:
-    from numpy.random.bit_generator import ISeedSequence as _ISeedSequence
+# faster): ~2 us. NumPy without the interface gets the plain constructor. The sequence is made
+# by the first engine: numpy.random costs `import minitorch` ~13 ms, and no stream is made at
+# import (Generator makes its stream at the first draw).
+_UNSEEDED = None
 
-    class _Unseeded(_ISeedSequence):
-        """MT19937's constructor's seed, for an engine seeded right after."""
 
-        __slots__ = ()
-        _words = [1] * _N
+def _unseeded():
+    """The seed sequence of NOTE [ A cheap MT19937 to seed ] (made once, on first use)."""
+    global _UNSEEDED
+    try:
+        from numpy.random.bit_generator import ISeedSequence
 
-        def generate_state(self, n_words, dtype=None):
-            return self._words if n_words == _N else [1] * n_words
+        class _Unseeded(ISeedSequence):
+            """MT19937's constructor's seed, for an engine seeded right after."""
 
-    _UNSEEDED = _Unseeded()
-except (ImportError, TypeError):  # pragma: no cover - a NumPy without the interface
-    _UNSEEDED = 0
+            __slots__ = ()
+            _words = [1] * _N
+
+            def generate_state(self, n_words, dtype=None):
+                return self._words if n_words == _N else [1] * n_words
+
+        _UNSEEDED = _Unseeded()
+    except (ImportError, TypeError):  # pragma: no cover - a NumPy without the interface
+        _UNSEEDED = 0
+    return _UNSEEDED
 
 
 def _engine():
     """A NumPy MT19937 for the caller to seed or set (NOTE [ A cheap MT19937 to seed ])."""
-    return np.random.MT19937(_UNSEEDED)
+    seq = _UNSEEDED
+    return np.random.MT19937(_unseeded() if seq is None else seq)
 
 
 class TorchStream:

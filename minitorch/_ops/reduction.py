@@ -557,11 +557,13 @@ def sum(
             return result
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
         raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
-    if dim is _MISSING:  # NOTE [ keepdim without dim ]
+    omitted = dim is _MISSING
+    if omitted:  # NOTE [ keepdim without dim ]
         if keepdim is not False or keepdims is not None or axis is not _MISSING:
             dim, keepdim = _dim_args(
                 "sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS, dtype
             )
+            omitted = False
         elif out is not None:
             raise _no_out_without_dim("sum", input, dtype, out)
         else:
@@ -590,11 +592,12 @@ def sum(
         np_dtype = _dtype.int64.np
     else:
         np_dtype = None
-    if dim is None:
+    if dims is None and omitted:
         if out is None:
             return Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
         result = Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
         return _out_cast(result, out, dtype)
+    # dims given (dim=None among them: torch's dim overload, SumBackward1 showing _saved_dim None)
     result = SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
     if dim.__class__ is not int or dim < 0:  # (a dim >= 0 is its own grad_fn._saved_dim)
         keep_given_dim(result, dim)
@@ -744,6 +747,7 @@ def mean(
             dim, keepdim = _dim_args(
                 "mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS, dtype
             )
+            omitted = False  # (axis= given: the dim overload, as torch's parser)
         else:
             dim = None
     elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
@@ -763,7 +767,7 @@ def mean(
             )
         if out is None and dt.itemsize < 4 and input.dtype is not dt:
             dims = reduce_dims(dim, input._data.ndim, "mean")
-            if dim is None:
+            if dim is None and omitted:
                 return MeanInto.apply(input, dims=dims, keepdim=keepdim, out_dtype=dt)
             result = MeanDimInto.apply(input, dims=dims, keepdim=keepdim, out_dtype=dt)
             keep_given_dim(result, dim)
@@ -778,10 +782,11 @@ def mean(
         dims = reduce_dims(dim, input._data.ndim, "mean")
     except TypeError as e:  # x.mean("a")
         raise _argument_error(e, "mean", input, dim, keepdim, dtype=dtype, out=out) from None
-    fn = Mean if dim is None else MeanDim
+    # dim=None given: torch's dim overload (MeanBackward1, showing _saved_dim None)
+    fn = Mean if dim is None and omitted else MeanDim
     if out is None:
         result = fn.apply(input, dims=dims, keepdim=keepdim)
-        if dim is not None:  # grad_fn._saved_dim: the dims as given
+        if fn is MeanDim:  # grad_fn._saved_dim: the dims as given
             keep_given_dim(result, dim)
         return result
     return _mean_out(fn, input, dims, keepdim, dtype, out, omitted)
@@ -1714,7 +1719,7 @@ class Logsumexp(Function):
             out = xp.full(shape, -float("inf"), dtype=rdt)
         elif rdt is dt and (dt.itemsize >= 4 or not opmath_dtype(dt)):
             m = max_last(xp, x) if dims == (x.ndim - 1,) else extreme(xp, x, "max", dims, True)
-            m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
+            m = _finite_shift(xp, m)
             # all -inf: log(0) = -inf (NumPy's warning: to the kernel-module filter, as softmax's);
             # the sum is ndarray.sum's ufunc (NOTE [ Reductions call the ufunc ]: its terms, at
             # most 1 or inf, cannot overflow)
@@ -1739,6 +1744,24 @@ class Logsumexp(Function):
     def _backward_data(ctx, grad):
         a, out = ctx._stored_arrays()
         return _keepdim_data(grad, ctx) * ctx.xp.exp(a - _keepdim_data(out, ctx))
+
+
+def _finite_shift(xp, m):
+    """logsumexp's shift m (the max), leaving no inf - inf where it is inf (a row all -inf, or
+    one holding +inf): the nearest finite value there, one ufunc call where a `where` on isinf
+    takes two. The results are a shift by 0's: such a row's -inf or inf whatever the shift; a NaN
+    max stays NaN."""
+    dt = m.dtype
+    if dt.kind != "f":  # (a complex logsumexp: its own test)
+        return xp.where(xp.isinf(m), 0, m)
+    big = _FINITE_MAX.get(dt)
+    if big is None:
+        big = _FINITE_MAX[dt] = float(xp.finfo(dt).max)
+    clip = _CPU.backend.clip_ufunc if xp is _CPU_XP else xp.clip  # (nn_kernels._clip)
+    return clip(m, -big, big)
+
+
+_FINITE_MAX = {}  # a float dtype -> its largest finite value, as a Python float
 
 
 # NOTE [ logsumexp's roundings ]

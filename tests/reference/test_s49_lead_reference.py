@@ -1,0 +1,85 @@
+"""sum and mean called with a dim=None (session 49) against torch: the node class, its
+_saved_* values, the result's shape and dtype and the gradient of each way of calling them; and
+logsumexp of rows holding infinities."""
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+
+torch = pytest.importorskip("torch")
+
+CALLS = {
+    "x.sum(dim=None)": lambda lib, x: x.sum(dim=None),
+    "x.sum(None)": lambda lib, x: x.sum(None),
+    "x.sum(None, keepdim=True)": lambda lib, x: x.sum(None, keepdim=True),
+    "x.sum(axis=None)": lambda lib, x: x.sum(axis=None),
+    "torch.sum(x, None)": lambda lib, x: lib.sum(x, None),
+    "x.sum(None, dtype=float64)": lambda lib, x: x.sum(None, dtype=lib.float64),
+    "x.half().sum(None)": lambda lib, x: x.half().sum(None),
+    "x.sum()": lambda lib, x: x.sum(),
+    "x.sum(dtype=float64)": lambda lib, x: x.sum(dtype=lib.float64),
+    "x.sum(dim=[])": lambda lib, x: x.sum(dim=[]),
+    "x.sum(keepdim=True)": lambda lib, x: x.sum(keepdim=True),
+    "x.mean(dim=None)": lambda lib, x: x.mean(dim=None),
+    "x.mean(None, True)": lambda lib, x: x.mean(None, True),
+    "x.mean(axis=None)": lambda lib, x: x.mean(axis=None),
+    "x.mean(axis=None, keepdims=True)": lambda lib, x: x.mean(axis=None, keepdims=True),
+    "torch.mean(x, None)": lambda lib, x: lib.mean(x, None),
+    "x.mean(None, dtype=float64)": lambda lib, x: x.mean(None, dtype=lib.float64),
+    "x.mean(None, dtype=float16)": lambda lib, x: x.mean(None, dtype=lib.float16),
+    "x.mean()": lambda lib, x: x.mean(),
+    "x.mean(dtype=float16)": lambda lib, x: x.mean(dtype=lib.float16),
+    "x.mean(dim=[])": lambda lib, x: x.mean(dim=[]),
+    "x.mean(keepdims=True)": lambda lib, x: x.mean(keepdims=True),
+}
+
+
+def _seen(lib, call):
+    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4) / 7, dtype=lib.float32, requires_grad=True)
+    try:
+        y = CALLS[call](lib, x)
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e).replace("minitorch", "torch")
+    node = y.grad_fn
+    saved = {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_")}
+    (g,) = lib.autograd.grad(y.sum(), x)
+    return (
+        node.name(),
+        saved,
+        tuple(y.shape),
+        str(y.dtype).split(".")[-1],
+        np.asarray(y.detach().double().numpy()),
+        g.numpy(),
+    )
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_sum_and_mean_calls_match_torch(call):
+    got, want = _seen(mt, call), _seen(torch, call)
+    if len(want) == 2:  # an error
+        assert got == want
+        return
+    assert got[:4] == want[:4]
+    np.testing.assert_allclose(got[4], want[4], rtol=2e-6)
+    np.testing.assert_array_equal(got[5], want[5])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsumexp_of_rows_with_infinities(dtype):
+    inf, nan = float("inf"), float("nan")
+    rows = [
+        [-inf, -inf, -inf],
+        [inf, 1.0, 2.0],
+        [inf, -inf, 0.0],
+        [nan, inf, 1.0],
+        [-inf, 3.0, 1e38],
+        [3e38, 3e38, -3e38],
+        [700.0, -700.0, 0.0],
+    ]
+    a = np.array(rows, dtype=dtype)
+    for dim, keepdim in [(1, False), (0, True), ((0, 1), False)]:
+        got = mt.logsumexp(mt.tensor(a), dim, keepdim).numpy()
+        want = torch.logsumexp(torch.tensor(a), dim, keepdim).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
+        assert got.dtype == want.dtype

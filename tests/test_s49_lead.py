@@ -1,0 +1,188 @@
+"""Session 49, lead: `import minitorch` loads no numpy.random (the CPU stream's engine is made at
+the first draw); sum and mean with a dim=None given are torch's dim overload (SumBackward1 and
+MeanBackward1, showing _saved_dim None); logsumexp's shift is the max clamped to the finite
+range, which gives the results the old shift by 0 where the max is infinite gave."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from minitorch._backend import torch_stream
+from minitorch._ops import reduction
+from minitorch.autograd import gradcheck, gradgradcheck
+
+
+def _fresh(code: str):
+    """What code prints (as JSON) in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+# --- import ---
+
+
+def test_import_loads_no_numpy_random_and_the_first_draw_is_the_seeded_stream():
+    loaded, after, drawn = _fresh(
+        "import json, sys, minitorch as mt; before = 'numpy.random' in sys.modules; "
+        "mt.manual_seed(3); x = mt.randn(5).tolist(); "
+        "print(json.dumps([before, 'numpy.random' in sys.modules, x]))"
+    )
+    assert loaded is False and after is True  # made by the first draw
+    torch.manual_seed(3)
+    assert drawn == torch.randn(5).tolist()
+
+
+def test_an_unseeded_default_generator_draws_after_a_lazy_import():
+    # the default generator seeds itself from the OS at import: its state is the seed's
+    seed, first = _fresh(
+        "import json, minitorch as mt; s = mt.initial_seed(); "
+        "print(json.dumps([s, mt.rand(3).tolist()]))"
+    )
+    g = torch.Generator().manual_seed(seed)
+    assert first == torch.rand(3, generator=g).tolist()
+
+
+def test_the_seed_sequence_is_made_once():
+    torch_stream._engine()
+    seq = torch_stream._UNSEEDED
+    torch_stream._engine()
+    assert seq is not None and torch_stream._UNSEEDED is seq
+
+
+# --- sum and mean with dim=None given ---
+
+GIVEN_NONE = {
+    "x.sum(dim=None)": (lambda x: x.sum(dim=None), "SumBackward1", None, False, ()),
+    "x.sum(None, True)": (lambda x: x.sum(None, True), "SumBackward1", None, True, (1, 1, 1)),
+    "torch.sum(x, None)": (lambda x: torch.sum(x, None), "SumBackward1", None, False, ()),
+    "x.sum(axis=None)": (lambda x: x.sum(axis=None), "SumBackward1", None, False, ()),
+    "x.sum(None, dtype=float64)": (
+        lambda x: x.sum(None, dtype=torch.float64),
+        "SumBackward1",
+        None,
+        False,
+        (),
+    ),
+    "x.mean(dim=None)": (lambda x: x.mean(dim=None), "MeanBackward1", None, False, ()),
+    "x.mean(None, True)": (lambda x: x.mean(None, True), "MeanBackward1", None, True, (1, 1, 1)),
+    "x.mean(axis=None)": (lambda x: x.mean(axis=None), "MeanBackward1", None, False, ()),
+    "x.mean(axis=None, keepdims=True)": (
+        lambda x: x.mean(axis=None, keepdims=True),
+        "MeanBackward1",
+        None,
+        True,
+        (1, 1, 1),
+    ),
+    "x.mean(None, dtype=float16)": (
+        lambda x: x.mean(None, dtype=torch.float16),
+        "MeanBackward1",
+        None,
+        False,
+        (),
+    ),
+    # the full overloads, as before
+    "x.sum()": (lambda x: x.sum(), "SumBackward0", "absent", None, ()),
+    "x.mean()": (lambda x: x.mean(), "MeanBackward0", "absent", None, ()),
+    "x.mean(dtype=float16)": (
+        lambda x: x.mean(dtype=torch.float16),
+        "MeanBackward0",
+        "absent",
+        None,
+        (),
+    ),
+    "x.sum(dim=())": (lambda x: x.sum(dim=()), "SumBackward1", (), False, ()),
+}
+
+
+@pytest.mark.parametrize("call", list(GIVEN_NONE))
+def test_a_given_none_dim_is_the_dim_overload(call):
+    fn, name, dim, keepdim, shape = GIVEN_NONE[call]
+    x = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    y = fn(x)
+    node = y.grad_fn
+    assert node.name() == name and type(node).__name__ == name
+    assert tuple(y.shape) == shape
+    assert node._saved_self_sym_sizes == (2, 3, 4)
+    if dim == "absent":
+        assert not hasattr(node, "_saved_dim") and not hasattr(node, "_saved_keepdim")
+    else:
+        assert node._saved_dim == dim and node._saved_keepdim is keepdim
+    # the values and gradient of the full reduction
+    want = 276.0 if name.startswith("Sum") else 11.5
+    assert y.item() == want
+    (g,) = torch.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(
+        g.numpy(),
+        np.full((2, 3, 4), 1.0 if want == 276.0 else 1 / 24),
+        rtol=1e-3 if "float16" in call else 1e-7,
+    )
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_dim_none_reductions_are_twice_differentiable(op, keepdim):
+    x = torch.randn(3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    x.requires_grad_()
+
+    def f(t):
+        return getattr(t, op)(None, keepdim) ** 2
+
+    assert type(f(x).grad_fn.next_functions[0][0]).__name__ == op.capitalize() + "Backward1"
+    assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
+
+
+def test_dim_none_on_a_tensor_needing_no_grad_and_with_out():
+    x = torch.arange(6.0).reshape(2, 3)
+    assert x.sum(None).item() == 15.0 and x.mean(None, True).shape == (1, 1)
+    out = torch.empty(())
+    torch.sum(x, None, out=out)
+    assert out.item() == 15.0
+    torch.mean(x, None, out=out)
+    assert out.item() == 2.5
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        torch.mean(x, axis=None, out=torch.empty((), dtype=torch.int64))
+
+
+# --- logsumexp's shift ---
+
+
+def _shifted_by_zero(x, dims, keepdim):
+    """logsumexp with an infinite max replaced by 0 (the shift before this session)."""
+    m = x.max(axis=dims, keepdims=True)
+    m = np.where(np.isinf(m), 0, m)
+    with np.errstate(all="ignore"):
+        out = np.log(np.add.reduce(np.exp(x - m), axis=dims, keepdims=True)) + m
+    return np.asarray(out if keepdim else np.squeeze(out, axis=dims), dtype=x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logsumexp_of_rows_with_infinities_and_nans(dtype):
+    rng = np.random.default_rng(49)
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e38, -1e38, 3e38, 700.0, -700.0])
+    for _ in range(300):
+        shape = (int(rng.integers(1, 5)), int(rng.integers(1, 6)))
+        x = (rng.standard_normal(shape) * rng.choice([1.0, 100.0, 1e30])).astype(dtype)
+        mask = rng.random(shape) < rng.choice([0.0, 0.3, 0.9])
+        x[mask] = rng.choice(specials, size=int(mask.sum()))
+        for dims in [(0,), (1,), (0, 1)]:
+            for keepdim in (False, True):
+                want = _shifted_by_zero(x, dims, keepdim)
+                got = torch.logsumexp(torch.from_numpy(x), dims, keepdim).numpy()
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want)
+    # the rows the shift is about: all -inf, and holding +inf
+    x = torch.tensor([[-np.inf, -np.inf], [np.inf, 1.0], [np.inf, -np.inf], [np.nan, np.inf]])
+    assert torch.logsumexp(x, 1).tolist()[:3] == [-np.inf, np.inf, np.inf]
+    assert np.isnan(torch.logsumexp(x, 1)[3].item())
+
+
+def test_the_finite_shift_clamps_only_infinities():
+    m = np.array([[np.inf], [-np.inf], [np.nan], [2.5], [-3e38]], dtype=np.float32)
+    got = reduction._finite_shift(np, m)
+    big = np.finfo(np.float32).max
+    assert got.dtype == np.float32 and got.shape == m.shape
+    np.testing.assert_array_equal(got[:, 0], [big, -big, np.nan, 2.5, np.float32(-3e38)])
