@@ -186,3 +186,47 @@ def test_the_finite_shift_clamps_only_infinities():
     big = np.finfo(np.float32).max
     assert got.dtype == np.float32 and got.shape == m.shape
     np.testing.assert_array_equal(got[:, 0], [big, -big, np.nan, 2.5, np.float32(-3e38)])
+
+
+# --- cumprod's and quantile's grad_fn attributes ---
+
+
+@pytest.mark.parametrize("dim, shown", [(-1, 2**64 - 1), (1, 1), (-2, 2**64 - 2), (0, 0)])
+def test_cumprod_shows_its_dim_as_given(dim, shown):
+    x = torch.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+    y = x.cumprod(dim)
+    assert y.grad_fn.name() == "CumprodBackward0" and y.grad_fn._saved_dim == shown
+    # the gradient is the dim's, whichever way it was given
+    (g,) = torch.autograd.grad(y.sum(), x)
+    (want,) = torch.autograd.grad(x.cumprod(dim % 2).sum(), x)
+    np.testing.assert_array_equal(g.numpy(), want.numpy())
+
+
+QUANTILE = {  # call -> the result's shape (torch's squeeze input is that shape + (1,))
+    "q": (lambda x: x.quantile(0.3), ()),
+    "q, -1": (lambda x: x.quantile(0.3, -1), (2, 3)),
+    "q, 1, keepdim": (lambda x: x.quantile(0.3, 1, True), (2, 1, 4)),
+    "q tensor, 1": (lambda x: x.quantile(torch.tensor([0.3, 0.5]), 1), (2, 2, 4)),
+    "0-d q tensor, 1": (lambda x: x.quantile(torch.tensor(0.3), 1), (2, 4)),
+    "q, None, keepdim": (lambda x: x.quantile(0.3, None, True), (1, 1, 1)),
+    "lower": (lambda x: x.quantile(0.3, interpolation="lower"), ()),
+    "nanquantile, 0": (lambda x: x.nanquantile(0.7, 0), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("call", list(QUANTILE))
+def test_quantiles_last_node_is_a_squeeze_of_the_last_dim(call):
+    fn, shape = QUANTILE[call]
+    x = (torch.arange(24.0).reshape(2, 3, 4) % 5).requires_grad_()
+    y = fn(x)
+    node = y.grad_fn
+    assert tuple(y.shape) == shape and node.name() == "SqueezeBackward4"
+    assert node._saved_dim == 2**64 - 1 and node._saved_self_sym_sizes == shape + (1,)
+    assert y._base is not None  # a view of the composite's last result, as torch's squeeze
+    (g,) = torch.autograd.grad(y.sum(), x)
+    assert g.shape == x.shape and abs(g.sum().item() - y.numel()) < 1e-5  # weights sum to 1
+    # an in-place op on the result still differentiates (CopySlices, as any view of a result)
+    z = fn(x).clone() if y.ndim == 0 else fn(x)
+    z.mul_(2)
+    (g2,) = torch.autograd.grad(z.sum(), x)
+    np.testing.assert_allclose(g2.numpy(), 2 * g.numpy())

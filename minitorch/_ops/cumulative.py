@@ -355,7 +355,9 @@ class Cumprod(Function):
     as torch does (NOTE [ Cumprod backward ])"""
 
     _saved_names = ("self", "result")
-    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
+    _saved_attrs = {  # grad_fn._saved_dim (as torch's): the dim as given, read back unsigned
+        "dim": lambda node: saved_uint64(node.__dict__.get("given_dim", node.dim)),
+    }
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -412,6 +414,8 @@ def cumprod(input=REQUIRED, dim=_MISSING, *extra, dtype=None, out=None):
     if was_0d:
         x = input  # Cumprod itself: its node saves self and result, as torch's
     r = Cumprod.apply(_int_to_long(x, dtype, "cumprod"), dim=d)
+    if r._grad_fn is not None and dim.__class__ is int and dim < 0:
+        r._grad_fn.given_dim = dim
     return _out(r, out)
 
 

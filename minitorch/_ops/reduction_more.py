@@ -50,6 +50,7 @@ from minitorch._ops.reduction import (
     mean,
     reduce_dims,
 )
+from minitorch._ops.shape import View
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
@@ -59,7 +60,6 @@ from minitorch.autograd.function import (
     Function,
     check_watched,
     fast_path,
-    name_node,
     plain_result,
     saved_uint64,
     watch_index,
@@ -1109,6 +1109,26 @@ class Quantile(TakeAlong):
     _node_name = "SqueezeBackward4"
 
 
+_LAST_DIM = (1 << 64) - 1  # dim -1, as torch's grad_fn._saved_dim reads it back (unsigned)
+
+
+class QuantileSqueeze(View):
+    """quantile's last view, the result seen in its shape: torch's squeeze of the trailing size-1
+    dim its composite keeps to the end (SqueezeBackward4 of dim -1, from the result's shape with
+    that dim)"""
+
+    _node_name = "SqueezeBackward4"
+    _saved_attrs = {
+        "dim": lambda node: _LAST_DIM,
+        "self_sym_sizes": lambda node: node.out_shape + (1,),
+    }
+
+    @staticmethod
+    def forward(ctx, a, *, shape):
+        ctx.out_shape = shape
+        return View.forward(ctx, a, shape=shape)
+
+
 # --- median, mode ---
 
 
@@ -1622,8 +1642,8 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         del shape[d + 1]
     if scalar_q or q.ndim == 0:  # a 0-d q tensor gives a result without a q dim, as a number
         shape = shape[1:]
-    # torch's last step squeezes its q dim (or views one into it): SqueezeBackward4 always
-    return name_node(result.reshape(tuple(shape)), "SqueezeBackward4", (input,))
+    # torch's last step squeezes a trailing dim: SqueezeBackward4 always
+    return QuantileSqueeze.apply(result, shape=tuple(shape))
 
 
 def _quantile_out(result, out):
