@@ -25,7 +25,6 @@ from minitorch._ops import (
     logit,
     mvlgamma,
     polygamma,
-    round,
     sigmoid,
     sin,
     sinc,
@@ -33,9 +32,10 @@ from minitorch._ops import (
     xlogy,
 )
 from minitorch._ops import log_softmax as _log_softmax
+from minitorch._ops import round as _round
 from minitorch._ops import softmax as _softmax
-from minitorch._ops.pointwise import _out
-from minitorch._ops.pointwise_more import _to_float
+from minitorch._ops.pointwise import _out, _out_exact
+from minitorch._ops.pointwise_more import RoundDecimals, _not_implemented, _to_float
 from minitorch._ops.reduction import _MISSING, _logsumexp
 from minitorch._ops.special_more import (
     _no_half,
@@ -74,6 +74,7 @@ from minitorch._ops.special_poly import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import scalar_node
 
 # fmt: off
@@ -127,6 +128,17 @@ def ndtr(input, *, out=None):
     scaled = scalar_node(x * _SQRT1_2)
     result = scalar_node(scalar_node(erf(scaled) + 1.0) * 0.5)
     return _out(result, out)
+
+
+def round(input, *args, decimals=0, out=None):
+    """Rounds half to even, to `decimals` decimal places. Mirrors torch.special.round, which is
+    torch's round with its decimals always given (0 too): its node is RoundBackward1, and it
+    refuses an integer or bool tensor."""
+    if not args and decimals.__class__ is int and decimals == 0 and isinstance(input, Tensor):
+        if not input.dtype.is_floating_point:
+            raise _not_implemented("round_vml_cpu", input.dtype)
+        return _out_exact(RoundDecimals.apply(input, decimals=0), out)
+    return _round(input, *args, decimals=decimals, out=out)
 
 
 def logsumexp(input, dim=_MISSING, keepdim=False, *args, out=None):

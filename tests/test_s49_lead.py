@@ -230,3 +230,59 @@ def test_quantiles_last_node_is_a_squeeze_of_the_last_dim(call):
     z.mul_(2)
     (g2,) = torch.autograd.grad(z.sum(), x)
     np.testing.assert_allclose(g2.numpy(), 2 * g.numpy())
+
+
+# --- remainder, div(rounding_mode=) and xlogy with a number: their nodes as torch's ---
+
+
+def _pair():
+    x = torch.tensor([[1.5, -2.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([[2.0, 0.5, -1.0]], dtype=torch.float64, requires_grad=True)
+    return x, y
+
+
+def test_remainder_saves_its_operands_only_for_the_divisors_gradient():
+    x, y = _pair()
+    node = torch.remainder(x, y).grad_fn
+    assert node.name() == "RemainderBackward1"
+    assert node._saved_self is x and node._saved_other is y
+    node = torch.remainder(x, y.detach()).grad_fn
+    assert node._saved_self is None and node._saved_other is None
+    # the gradients, to the divisor too: -grad * floor(x / y)
+    gx, gy = torch.autograd.grad(torch.remainder(x, y).sum(), (x, y))
+    np.testing.assert_array_equal(gx.numpy(), [[1.0, 1.0, 1.0]])
+    np.testing.assert_array_equal(gy.numpy(), [[-0.0, 4.0, 3.0]])
+    # a saved divisor changed in place is found at backward, as torch's
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w = y * 1
+        z = torch.remainder(x, w)
+        w.add_(1)
+        z.sum().backward()
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_rounded_division_shows_its_operands_and_mode(mode):
+    x, y = _pair()
+    node = torch.div(x, y, rounding_mode=mode).grad_fn
+    assert node.name() == "DivBackward2" and node._saved_rounding_mode == mode
+    assert node._saved_self is x and node._saved_other is y
+    node = torch.div(x, y.detach(), rounding_mode=mode).grad_fn
+    assert node._saved_self is None and node._saved_other is not None
+    node = torch.div(x, 2, rounding_mode=mode).grad_fn
+    assert node._saved_self is None and node._saved_other.item() == 2
+    assert node._saved_other.dtype == torch.int64
+    gx, gy = torch.autograd.grad(torch.div(x, y, rounding_mode=mode).sum(), (x, y))
+    assert gx.abs().sum().item() == 0 and gy.abs().sum().item() == 0  # a step function
+
+
+def test_xlogy_with_a_number_lists_the_tensors_edge_alone():
+    x = torch.tensor([1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    for y, name in [
+        (torch.xlogy(x, 2.0), "XlogyBackward2"),
+        (torch.xlogy(2.0, x), "XlogyBackward1"),
+    ]:
+        node = y.grad_fn
+        assert node.name() == name
+        assert [type(f).__name__ for f, _ in node.next_functions] == ["AccumulateGrad"]
+    assert gradcheck(lambda t: torch.xlogy(t, 2.0) + torch.xlogy(3.0, t), (x,))
+    assert gradgradcheck(lambda t: torch.xlogy(t, 2.0) + torch.xlogy(3.0, t), (x,))

@@ -1466,10 +1466,19 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return result if out is None else _out_exact(result, out)
 
 
+def _saved_buffer(node):
+    """grad_fn._saved_buffer of logsigmoid's node: the buffer torch's CPU kernel saves for its
+    backward, exp(-|a|) in a's dtype, made from the saved input when asked (minitorch's
+    backward does not read it)."""
+    a = node._stored_tensors[0].detach()
+    return exp(-a.abs())
+
+
 class LogSigmoid(Function):
     """out = log(sigmoid(a)) = min(a, 0) - log(1 + exp(-|a|));  grad_a = grad sigmoid(-a)"""
 
-    _saved_names = ("self",)  # grad_fn._saved_self (torch's also shows its kernel's buffer)
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_buffer (as torch's)
+    _saved_attrs = {"buffer": _saved_buffer}
 
     @staticmethod
     def forward(ctx, a):

@@ -909,9 +909,29 @@ class ConvInputGrad(Function):
         return g_gy, None, g_w
 
 
+def _saved_blocks(extra: dict) -> dict:
+    """The _saved_attrs of Im2Col and Col2Im: the block geometry in ctx.geom, as torch's
+    Im2ColBackward0 / Col2ImBackward0 show it (a pair per dim, symmetric padding as one number),
+    and `extra`'s entries."""
+    return {
+        "dilation": lambda node: tuple(node.geom[3]),
+        "kernel_size": lambda node: tuple(node.geom[0]),
+        "padding": lambda node: tuple(lo for lo, _ in node.geom[2]),
+        "stride": lambda node: tuple(node.geom[1]),
+        **extra,
+    }
+
+
 class Im2Col(Function):
     """out[n, c*k, o] = x_pad[n, c, o*s + k*d] (torch's unfold of sliding blocks);
     grad_x = Col2Im(grad).  See NOTE [ Convolution as im2col ]."""
+
+    _saved_attrs = _saved_blocks(  # grad_fn._saved_<name> (as torch's): geometry, input's size
+        {
+            "self_sym_argsize_minus_1": lambda node: node.geom[4][-1],
+            "self_sym_argsize_minus_2": lambda node: node.geom[4][-2],
+        }
+    )
 
     @staticmethod
     def forward(ctx, x, *, kernel, stride, padding, dilation):
@@ -936,6 +956,8 @@ class Im2Col(Function):
 class Col2Im(Function):
     """out = zeros(N, C, *output_size) with each column entry added where Im2Col read it
     (torch's fold);  grad_cols = Im2Col(grad)"""
+
+    _saved_attrs = _saved_blocks({})  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, output_size, kernel, stride, padding, dilation):

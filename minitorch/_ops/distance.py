@@ -10,7 +10,7 @@ from minitorch import _dtype
 from minitorch._ops._common import broadcast_pair, cast, check_float
 from minitorch._ops.linalg import _require_tensor, _short
 from minitorch._tensor import _make
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import Function
 
 __all__ = ["cdist"]
@@ -34,7 +34,14 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if not _grad_enabled():
         return out
     # torch's node saves both inputs and the result: changing one in place refuses backward
-    return as_node(out, "CdistBackward0", (x1, x2), saved=(x1, x2, out))
+    attrs = {"kept_device": out._device, "p": float(p)}  # (torch's double p)
+    return as_node(out, "CdistBackward0", (x1, x2), saved=(x1, x2, out), attrs=attrs)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's)
+    "CdistBackward0",
+    {"x1": saved_value(0), "x2": saved_value(1), "result": saved_value(2), "p": "p"},
+)
 
 
 def _grad_enabled() -> bool:
@@ -370,6 +377,8 @@ class EuclideanDist(Function):
     for p = 2 on more than 25 rows: 2000 x 2000 rows of 64 took 1.6 s through the P x R x M
     difference tensor (torch: 54 ms);  with r = grad / out (0 where out is 0, torch's
     subgradient): grad_a = a * sum_j r - r @ b,  grad_b = b * sum_i r - r^T @ a"""
+
+    _saved_names = ("x1", "x2", "result")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, b):

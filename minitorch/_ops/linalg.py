@@ -676,6 +676,14 @@ def _recorded_mm(input, other, a, b):
 # product is a fresh contiguous array, so it reshapes without a copy.
 
 
+class SqueezeRow(Reshape):
+    """The row of (1, m) mm result dropped: torch's squeeze_(0) of a 1-d @ 2-d matmul's (and a
+    1-d input's linear's) product, so its node is SqueezeBackward4 with _saved_dim 0."""
+
+    _node_name = "SqueezeBackward4"
+    _saved_attrs = {**Reshape._saved_attrs, "dim": lambda node: 0}  # (as torch's)
+
+
 def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Matrix product with torch's 1-d and batched broadcasting rules. Mirrors torch.matmul."""
     if (  # two plain tensors: NOTE [ Products on the no-grad fast path ]
@@ -743,7 +751,7 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
         # torch's graph: the vector unsqueezed into a row, mm, the row squeezed in place (a
         # tensor of its own, at version 1). See NOTE [ matmul results are not views ].
         result = Mm.apply(input.unsqueeze(0), other)
-        result = name_node(Reshape.apply(result, shape=sb[1:]), "SqueezeBackward4")
+        result = SqueezeRow.apply(result, shape=sb[1:])
         result._vc[0] += 1
     elif da == 2 and db == 2:
         result = mm(input, other, out=out)
@@ -1251,6 +1259,31 @@ _ADDMM_SAVED = (
 show_saved("AddmmBackward0", {k: _kept(k) for k in _ADDMM_SAVED})
 
 
+def _operand_attrs(names, first, second, beta, alpha) -> dict:
+    """What addmv's, baddbmm's, addbmm's and addr's composite nodes keep for their
+    grad_fn._saved_<name> attributes, as torch's nodes save them: each product operand
+    (`names`) where the other one needs its gradient (the inner product's node keeps it too),
+    and beta and alpha as given."""
+    return {
+        names[0]: first if second._requires_grad else None,
+        names[1]: second if first._requires_grad else None,
+        "alpha": alpha,
+        "beta": beta,
+    }
+
+
+for _name, _operands in (
+    ("AddmvBackward0", ("mat", "vec")),
+    ("BaddbmmBackward0", ("batch1", "batch2")),
+    ("AddbmmBackward0", ("batch1", "batch2")),
+    ("AddrBackward0", ("vec1", "vec2")),
+):
+    _keys = (*_operands, "alpha", "beta")
+    if _name == "AddbmmBackward0":  # (the gradients expand to the product's sizes)
+        _keys += ("batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2_sym_argsize_2")
+    show_saved(_name, {k: _kept(k) for k in _keys})
+
+
 def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec). Mirrors torch.addmv."""
     if args:  # See NOTE [ Deprecated add*mm overloads ]
@@ -1271,7 +1304,8 @@ def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
     r = _in_float32(addmv, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
-    return _write(as_node(r, "AddmvBackward0", args), out, "gemm")
+    attrs = _operand_attrs(("mat", "vec"), mat, vec, beta, alpha) if r._requires_grad else None
+    return _write(as_node(r, "AddmvBackward0", args, attrs=attrs), out, "gemm")
 
 
 def _check_addmv_shapes(si, sm, sv):
@@ -1311,7 +1345,10 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     r = _in_float32(baddbmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
-    return _write(as_node(r, "BaddbmmBackward0", args), out, "gemm")
+    attrs = None
+    if r._requires_grad:
+        attrs = _operand_attrs(("batch1", "batch2"), batch1, batch2, beta, alpha)
+    return _write(as_node(r, "BaddbmmBackward0", args, attrs=attrs), out, "gemm")
 
 
 def check_baddbmm_input(input, batch1, batch2):
@@ -1356,7 +1393,12 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
         # (an integer batch sums in its own dtype, wrapping as torch's accumulation does)
         product = _sum(bmm(batch1, batch2), 0, dtype=None if dt.is_floating_point else dt)
         r = _scaled_sum(input, product, beta, alpha, "addbmm")
-    return _write(as_node(r, "AddbmmBackward0", args), out, "gemm")
+    attrs = None
+    if r._requires_grad:
+        attrs = _operand_attrs(("batch1", "batch2"), batch1, batch2, beta, alpha)
+        attrs["batch1_sym_argsize_0"], attrs["batch1_sym_argsize_1"] = batch1._data.shape[:2]
+        attrs["batch2_sym_argsize_2"] = batch2._data.shape[2]
+    return _write(as_node(r, "AddbmmBackward0", args, attrs=attrs), out, "gemm")
 
 
 def _check_addbmm_shapes(input, batch1, batch2):
@@ -1481,11 +1523,15 @@ def kron(input=REQUIRED, other=REQUIRED, *extra, out=None):
     n = max(a.ndim, b.ndim)
     sa = (1,) * (n - a.ndim) + tuple(a._data.shape)
     sb = (1,) * (n - b.ndim) + tuple(b._data.shape)
-    la, lb = _LETTERS[:n], _LETTERS[n : 2 * n]
-    eq = f"{la},{lb}->{''.join(x + y for x, y in zip(la, lb, strict=False))}"
-    r = Einsum.apply(a.reshape(sa), b.reshape(sb), eq=eq)
-    # torch's kron ends in _unsafe_view of its product: a tensor of its own (not a view) whose
-    # node is UnsafeViewBackward0
+    # torch's graph: each operand _unsafe_view'ed with its dims interleaved with ones
+    # (UnsafeViewBackward0; views here, so that an operand changed in place is refused), their
+    # broadcast product (MulBackward0, whose backward sums as torch's), and _unsafe_view of the
+    # product: a tensor of its own (not a view)
+    ia = tuple(v for x in sa for v in (x, 1))
+    ib = tuple(v for y in sb for v in (1, y))
+    r = name_node(a.reshape(ia), "UnsafeViewBackward0") * name_node(
+        b.reshape(ib), "UnsafeViewBackward0"
+    )
     shape = tuple(x * y for x, y in zip(sa, sb, strict=False))
     result = Reshape.apply(r, shape=shape)
     from minitorch._ops.inplace import check_out_overlap

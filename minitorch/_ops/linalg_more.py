@@ -35,6 +35,7 @@ from minitorch._ops.linalg import (
     _MV_NAMES,
     _deprecated_overload,
     _kept,
+    _operand_attrs,
     _require_tensor,
     _require_tensors,
     _short,
@@ -50,7 +51,7 @@ from minitorch._ops.linalg import (
 from minitorch._ops.pointwise import _plain_pair, _type_label
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
-from minitorch.autograd.composite import as_node, one_node, show_saved
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import (
     Function,
     name_node,
@@ -191,6 +192,7 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
         _check_int_scalars(rt, "addr", **{name: value})
     if rt == _dtype.bool:  # torch casts the scalars to bool: a logical and / or
         beta, alpha = bool(beta), bool(alpha)
+    given = (vec1, beta, alpha)  # (for the node's _saved_<name>: the half kernel scales vec1)
     dt = input.dtype
     if dt in _dtype.HALF_FLOATS and vec1.dtype is dt and vec2.dtype is dt:
         # torch's half kernel takes beta and alpha in the dtype (c10's checked conversion) and
@@ -216,7 +218,10 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
         result = (input * beta if beta != 1 else input) + product
         if result.dtype != rt:
             result = cast(result, rt)
-    return _write(as_node(result, "AddrBackward0", (input, vec1, vec2)), out)
+    attrs = None
+    if result._requires_grad:
+        attrs = _operand_attrs(("vec1", "vec2"), given[0], vec2, *given[1:])
+    return _write(as_node(result, "AddrBackward0", (input, given[0], vec2), attrs=attrs), out)
 
 
 def _half_scalar(v, dt) -> float:
@@ -344,7 +349,6 @@ def cross(input, other=REQUIRED, dim=None, *, out=None):
     return linalg_cross(input, other, dim=dim, out=out)
 
 
-@one_node("DistBackward0", saved=("input", "other", "result"))
 def dist(input, other=REQUIRED, p=2):
     """The p-norm of input - other. Mirrors torch.dist."""
     from minitorch._ops.reduction_more import vector_norm
@@ -357,14 +361,29 @@ def dist(input, other=REQUIRED, p=2):
         if not (is_number(p) or isinstance(p, Tensor)):
             raise wrong_type("dist", p, "p", 3, "Number")
         # a NumPy scalar order reads as the Python number, a bool as 0 or 1, as torch's parser
-        p = int(p) if p.__class__ is bool else number(p)
+        shown = number(p)  # (grad_fn._saved_p: a bool stays one)
+        p = int(p) if p.__class__ is bool else shown
+    else:
+        shown = p
     diff = input - other
     if not diff.dtype.is_floating_point:
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. Got "
             f"{_short(diff.dtype)} instead."
         )
-    return vector_norm(diff, p)
+    result = vector_norm(diff, p)
+    if not result._requires_grad:
+        return result
+    # torch's one node, which saves both operands and the result (refused once changed in place)
+    attrs = {"kept_device": result._device, "p": shown}
+    saved = (input, other, result)
+    return as_node(result, "DistBackward0", (input, other), saved=saved, attrs=attrs)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's)
+    "DistBackward0",
+    {"self": saved_value(0), "other": saved_value(1), "result": saved_value(2), "p": "p"},
+)
 
 
 def renorm_scalar(x, op, name, pos=None):

@@ -424,6 +424,11 @@ class Det(Function):
     adjugate through the SVD under create_graph"""
 
     _node_name = "LinalgDetBackward0"
+    _saved_names = ("A", "result")  # grad_fn._saved_<name> (as torch's; LU, pivots: A^T's)
+    _saved_attrs = {
+        "LU": lambda node: _saved_lu(node, 0, True),
+        "pivots": lambda node: _saved_lu(node, 1, True),
+    }
 
     @staticmethod
     def forward(ctx, a):
@@ -472,10 +477,10 @@ class Slogdet(Function):
     """(sign, logabsdet) = slogdet(A);  grad_A = grad_logabsdet * A^-T (sign is constant)"""
 
     _node_name = "LinalgSlogdetBackward0"
-    _saved_names = ("A", "sign")  # grad_fn._saved_<name> (as torch's; its LU and pivots: A's)
+    _saved_names = ("A", "sign")  # grad_fn._saved_<name> (as torch's; LU, pivots: A^T's)
     _saved_attrs = {
-        "LU": lambda node: _saved_lu(node, 0),
-        "pivots": lambda node: _saved_lu(node, 1),
+        "LU": lambda node: _saved_lu(node, 0, True),
+        "pivots": lambda node: _saved_lu(node, 1, True),
     }
 
     @staticmethod
@@ -513,11 +518,18 @@ class Slogdet(Function):
         return _make(_lu_solve_unchecked(xp, at, rhs), a._device, False, None)
 
 
-def _saved_lu(node, k: int) -> Tensor:
-    """Slogdet's grad_fn._saved_LU (k=0) or _saved_pivots (k=1): the LU factorization of the
-    saved A, which torch's kernel keeps and this one recomputes when asked."""
-    a = node._stored_tensors[0]
-    return _make(_lu_raw(node.xp, a._data)[k], a._device, False, None)
+def _saved_lu(node, k: int, transposed: bool = False) -> Tensor:
+    """Slogdet's, Det's and Solve's grad_fn._saved_LU (k=0) or _saved_pivots (k=1): the LU
+    factorization of the saved A, which torch's kernel keeps and this one recomputes when
+    asked (torch's det and slogdet factor A^T: the row-major A LAPACK reads)."""
+    return _lu_of(node._stored_tensors[0], k, transposed)
+
+
+def _lu_of(a: Tensor, k: int, transposed: bool = False) -> Tensor:
+    """The LU factors (k=0) or pivots (k=1) of a (or of a^T), as a tensor that requires no
+    grad."""
+    x = a._data.swapaxes(-1, -2) if transposed else a._data
+    return _make(_lu_raw(a._device.backend.xp, x)[k], a._device, False, None)
 
 
 def _lu_solve_t_unchecked(xp, a, b):
@@ -646,6 +658,8 @@ class SolveTriangular(Function):
     grad_B = T^-T grad,  grad_A = the same triangle of -grad_B X^T"""
 
     _node_name = "LinalgSolveTriangularBackward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"left": lambda node: True, "unitriangular": "unit", "upper": "upper"}
 
     @staticmethod
     def forward(ctx, a, b, *, upper, unitriangular=False):
@@ -678,6 +692,18 @@ class SolveTriangular(Function):
         if ctx.needs_input_grad[0]:
             ga = _triangle(-(gb @ _mT(out)), upper, unit)
         return ga, gb if ctx.needs_input_grad[1] else None
+
+
+show_saved(  # grad_fn._saved_<name> of left=False's node (as torch's)
+    "LinalgSolveTriangularBackward0",
+    {
+        "self": saved_value(0),
+        "result": saved_value(1),
+        "left": lambda node: False,
+        "unitriangular": "unitriangular",
+        "upper": "upper",
+    },
+)
 
 
 def _triangle_raw(xp, x, upper: bool, unit: bool):
@@ -890,13 +916,32 @@ def linalg_solve(A, B, *, left=True, out=None):
     _check_batches(b, A)
     if A.dtype in _dtype.HALF_FLOATS:
         _low_precision(A, "linalg.solve")
-    if left:
-        x = Solve.apply(A, b)
-    else:  # X A = B as A^T X^T = B^T, in torch's one node
-        x = as_node(_mT(Solve.apply(_mT(A), _mT(b))), "LinalgSolveExBackward0", (A, B))
-    if vector:  # torch's kernel takes the vector itself: its node is the solve's
-        x = name_node(x.squeeze(-1), "LinalgSolveExBackward0")
+    x = Solve.apply(A, b) if left else _mT(Solve.apply(_mT(A), _mT(b)))  # (X A = B: A^T X^T = B^T)
+    if vector or not left:
+        x = _solve_node(x.squeeze(-1) if vector else x, A, B, left)
     return _write_exact(x, out)
+
+
+def _solve_node(x: Tensor, A: Tensor, B: Tensor, left: bool) -> Tensor:
+    """x as torch's one LinalgSolveExBackward0 records it where Solve's node is not that one:
+    for a vector B (torch's kernel takes the vector itself, not a column) and for left=False (a
+    solve of the transposes). Its edges are A and B; it saves A and the result."""
+    if not x._requires_grad:
+        return x
+    attrs = {"kept_device": x._device, "left": left}
+    return as_node(x, "LinalgSolveExBackward0", (A, B), saved=(A, x), attrs=attrs)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's: the LU and pivots of A, recomputed when asked)
+    "LinalgSolveExBackward0",
+    {
+        "A": saved_value(0),
+        "LU": lambda node: _lu_of(saved_value(0)(node), 0),
+        "pivots": lambda node: _lu_of(saved_value(0)(node), 1),
+        "left": "left",
+        "result": saved_value(1),
+    },
+)
 
 
 _REQUIRED = object()  # upper has no default: torch's parser words its absence its own way
@@ -936,6 +981,9 @@ def linalg_solve_triangular(
         x = SolveTriangular.apply(A, B, upper=upper, unitriangular=unitriangular)
     else:
         x = _mT(SolveTriangular.apply(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
+        if x._requires_grad:  # torch's one node (the solve of the transposes folded into it)
+            attrs = {"kept_device": x._device, "upper": upper, "unitriangular": unitriangular}
+            x = as_node(x, "LinalgSolveTriangularBackward0", (A, B), saved=(A, x), attrs=attrs)
     if out is not None and isinstance(out, Tensor) and out.dtype is not x.dtype:
         # See NOTE [ linalg out= dtypes ]; this kernel words the refusal its own way
         raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(out.dtype)}")
@@ -1517,8 +1565,8 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
             x = Solve.apply(A, b, unchecked="N")
         else:  # torch solves A^T X^T = B^T through A's own LU
             x = _mT(Solve.apply(_mT(A), _mT(b), unchecked="T"))
-        if vector:
-            x = name_node(x.squeeze(-1), "LinalgSolveExBackward0")
+        if vector or not left:
+            x = _solve_node(x.squeeze(-1) if vector else x, A, B, left)
         info = _lu_raw(xp, A._data)[2].astype(xp.int32)  # per matrix of A, as torch
         return _solve_ex_type((x, _make(info, A._device, False, None)))
     info = _make(xp.zeros(A._data.shape[:-2], dtype=xp.int32), A._device, False, None)

@@ -1045,9 +1045,16 @@ class DivRounded(Function):
     function: torch's DivBackward2 returns zeros, so even a NaN upstream gradient gives 0)"""
 
     _node_name = "DivBackward2"
+    # grad_fn._saved_<name> as torch's, whose formulas read them (though each gives zeros):
+    # other for either gradient, self for other's; _saved_rounding_mode
+    _saved_names = ("self", "other")
+    _saved_attrs = {"rounding_mode": "mode"}
 
     @staticmethod
     def forward(ctx, a, b, *, mode, dtype):
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs[1] else None, b)
+        ctx.mode = mode
         return _rounded_quotient(ctx.xp, _d(a), _d(b), mode, dtype)
 
     @staticmethod
@@ -1138,10 +1145,11 @@ class Remainder(Function):
     grad_a = grad,  grad_b = -grad floor(a / b)"""
 
     _node_name = "RemainderBackward1"
+    _saved_names = ("self", "other")  # None both where other needs no gradient (as torch's)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*((a, b) if ctx.needs_input_grad[1] else (None, None)))
         return _remainder(ctx.xp, a._data, b._data)
 
     @staticmethod

@@ -132,12 +132,14 @@ arctan2 = _atan2_named("arctan2")
 class Hypot(Function):
     """out = sqrt(a² + b²);  grad_a = grad * a / out,  grad_b = grad * b / out"""
 
-    _saved_names = ("self", "other", "result")
+    _saved_names = ("self", "other", "result")  # (as torch's: an input None unless its own
+    # gradient, the one that reads it, is computed)
 
     @staticmethod
     def forward(ctx, a, b):
         out = _hypot_kernel(ctx.xp, a._data, b._data)
-        ctx.save_for_backward(a, b, out)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs[0] else None, b if needs[1] else None, out)
         return out
 
     @staticmethod

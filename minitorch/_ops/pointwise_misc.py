@@ -28,11 +28,12 @@ from minitorch._ops.pointwise_more import (
     _inplace,
     _not_implemented,
     _to_float,
-    _ZeroGrad,
+    _ZeroGradSaving,
     exp2,
 )
 from minitorch._subclass import any_dispatching, dispatching, run_converted
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.composite import as_node, saved_value, show_saved
 from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 # fmt: off
@@ -54,11 +55,14 @@ def _const(arr, like: Tensor) -> Tensor:
 # --- angle, deg2rad, rad2deg ---
 
 
-class Angle(_ZeroGrad, Function):
+class Angle(_ZeroGradSaving, Function):
     """out = pi where a < 0, else 0 (NaN stays NaN; real inputs only);  grad_a = 0"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's, whose complex formula reads it)
 
     @staticmethod
     def forward(ctx, a):
+        ctx.save_for_backward(a)
         xp = ctx.xp
         x = a._data
         # (x < 0) * pi in x's dtype: no float64 temporary, no where on a random mask (40x torch)
@@ -76,15 +80,23 @@ def angle(input, *, out=None):
 
 def deg2rad(input, *, out=None):
     """Degrees to radians. Mirrors torch.deg2rad."""
-    result = mul(_to_float(input, "deg2rad"), math.pi / 180.0)
-    # torch's own node, which lists only the input (see NOTE [ Composite node names ])
-    return _out(name_node(result, "Deg2RadBackward0", (input,), shown=(0,)), out)
+    return _out(_scaled(input, math.pi / 180.0, "deg2rad", "Deg2RadBackward0"), out)
 
 
 def rad2deg(input, *, out=None):
     """Radians to degrees. Mirrors torch.rad2deg."""
-    result = mul(_to_float(input, "rad2deg"), 180.0 / math.pi)
-    return _out(name_node(result, "Rad2DegBackward0", (input,), shown=(0,)), out)
+    return _out(_scaled(input, 180.0 / math.pi, "rad2deg", "Rad2DegBackward0"), out)
+
+
+def _scaled(input, factor: float, op: str, name: str) -> Tensor:
+    """input * factor as mul computes it, its node torch's one `name`, which lists the input
+    alone and saves nothing (NOTE [ Composite nodes ]; `keep`: a second backward runs it
+    again, as torch's)."""
+    x = _to_float(input, op)
+    result = mul(x, factor)
+    if result._grad_fn is None:  # (no graph: nothing to fold)
+        return result
+    return as_node(result, name, (x,), keep=True)
 
 
 # --- copysign ---
@@ -93,14 +105,20 @@ def rad2deg(input, *, out=None):
 class Copysign(Function):
     """out = |a| with b's sign;  grad_a = grad * (out / a, 0 where a = 0),  grad_b = 0"""
 
+    # grad_fn._saved_self (None unless a's gradient is computed) and _saved_result, as torch's;
+    # b, which the backward reads (it recomputes out, and shapes b's zeros), is not shown
+    _saved_names = ("self", "other", "result")
+    _saved_shown = {name: ("self", "result") for name in ("CopysignBackward0", "CopysignBackward1")}
+
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return _arr(ctx.xp, ctx.xp.copysign(a._data, b._data))
+        out = _arr(ctx.xp, ctx.xp.copysign(a._data, b._data))
+        ctx.save_for_backward(a if ctx.needs_input_grad[0] else None, b, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx._stored_tensors
+        a, b, _ = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
             # torch's ratio out / a: +-1, but NaN at a = +-inf or NaN, and it is masked to 0 at
@@ -166,17 +184,20 @@ class Ldexp(Function):
     grad_a = ldexp(grad, e)"""
 
     _node_name = "LdexpBackward0"
+    _saved_names = ("other", "result")  # grad_fn._saved_<name> (as torch's: e as given)
 
     @staticmethod
     def forward(ctx, a, e):
-        ctx.save_for_backward(e)
         x = a._data
         work = x if x.dtype.itemsize >= 4 else x.astype("float32")  # exact for half's range
-        return _arr(ctx.xp, ctx.xp.ldexp(work, e._data)).astype(x.dtype, copy=False)
+        n = e._data.astype("int32", copy=False)  # C's ldexp takes an int: wrapped as torch's
+        out = _arr(ctx.xp, ctx.xp.ldexp(work, n)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(e, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (e,) = ctx._stored_tensors
+        e, _ = ctx._stored_tensors
         return (Ldexp.apply(grad, e) if ctx.needs_input_grad[0] else None), None
 
 
@@ -202,10 +223,31 @@ def ldexp(input, other, *, out=None):
             # input * 2 ** other in the default float dtype, so 0 * 2 ** 255 is nan in float32
             # and 3 * 2 ** -150 is 0 (the power flushed first; no grad: inputs are integers)
             return _out(mul(a, _const(_power_of_two(other, dt), a)), out)
-        return _out(Ldexp.apply(a, cast(other, _dtype.int32)), out)
+        return _out(Ldexp.apply(a, other), out)
     # torch's input * 2 ** other: the power in other's own dtype (a float16 exponent's 2 ** 16
-    # is inf, a float32 one rounds to float32 beside a float64 input), then mul's promotion
-    return _out(name_node(mul(a, exp2(other)), "LdexpBackward0", (a, other)), out)
+    # is inf, a float32 one rounds to float32 beside a float64 input), then mul's promotion,
+    # in torch's one node (NOTE [ Composite nodes ]), which saves other (when input's gradient
+    # is computed) and its result
+    result = mul(a, exp2(other))
+    if result._grad_fn is None:  # (no graph: nothing to fold)
+        return _out(result, out)
+    saves_other = a._requires_grad
+    attrs = {"kept_device": a._device, "saves_other": saves_other}
+    saved = (other if saves_other else None, result)
+    return _out(as_node(result, "LdexpBackward0", (a, other), saved=saved, attrs=attrs), out)
+
+
+def _ldexp_saved_other(node):
+    """grad_fn._saved_other of ldexp's node for a float exponent (None where not saved)."""
+    return saved_value(0)(node) if node.saves_other else None
+
+
+def _ldexp_saved_result(node):
+    """grad_fn._saved_result of ldexp's node for a float exponent."""
+    return saved_value(1 if node.saves_other else 0)(node)
+
+
+show_saved("LdexpBackward0", {"other": _ldexp_saved_other, "result": _ldexp_saved_result})
 
 
 def _ldexp_cast_error(out: Tensor) -> RuntimeError:
@@ -391,10 +433,12 @@ class Nextafter(Function):
     """out = the float after a towards b;  grad_a = grad where a != b, else 0 (the output is b
     there),  grad_b = 0 (as torch)"""
 
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's: None unless a's
+    # gradient is computed, the one that reads them)
+
     @staticmethod
     def forward(ctx, a, b):
-        if ctx.needs_input_grad[0]:
-            ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*((a, b) if ctx.needs_input_grad[0] else (None, None)))
         if a._device.type == "cpu":
             out = fast_nextafter(a._data, b._data)
             if out is not None:

@@ -117,6 +117,17 @@ class _ZeroGrad:
         return zeros_of(grad)  # torch's zeros_like(grad): +0 (grad * 0 gave -0 for negatives)
 
 
+class _ZeroGradSaving(_ZeroGrad):
+    """_ZeroGrad of an op whose torch node saves tensors all the same (sgn, angle: for their
+    complex formulas): its backward unpacks them, so that a second backward, or one after a
+    saved tensor changed in place, raises as torch's."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx._stored_tensors  # noqa: B018 - the unpacking checks
+        return zeros_of(grad)
+
+
 # --- rounding ---
 
 
@@ -172,16 +183,21 @@ class RoundDecimals(_ZeroGrad, Function):
         return _arr(xp, (xp.rint(y / s) * s).astype(x.dtype, copy=False))
 
 
-class Sgn(_ZeroGrad, Function):
+class Sgn(_ZeroGradSaving, Function):
     """out = sign(a) (a real);  grad_a = 0"""
+
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's, whose complex
+    # formula reads them)
 
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype.char in "fd":
-            return _sign_kernel(ctx.xp, a._data)  # NaN and -0. give +0. there
-        out = _arr(ctx.xp, ctx.xp.sign(a._data))
-        # sgn(nan) is 0 in torch, and sgn(-0) +0 (bfloat16's sign keeps the -0)
-        ctx.xp.copyto(out, 0, where=(out != out) | (out == 0))
+            out = _sign_kernel(ctx.xp, a._data)  # NaN and -0. give +0. there
+        else:
+            out = _arr(ctx.xp, ctx.xp.sign(a._data))
+            # sgn(nan) is 0 in torch, and sgn(-0) +0 (bfloat16's sign keeps the -0)
+            ctx.xp.copyto(out, 0, where=(out != out) | (out == 0))
+        ctx.save_for_backward(a, out)
         return out
 
 

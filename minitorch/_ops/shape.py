@@ -858,6 +858,18 @@ def permute(input: Tensor, dims) -> Tensor:
     return out
 
 
+def _wrap_first(dim, other, n: int, op: str, names: tuple) -> int:
+    """_wrap_dim of the first of two dims (arguments 2 and 3 of `op`, named `names`): one out of
+    range is torch's IndexError only when the second has the right type (its parser reads both
+    first: torch.transpose(v, 1, 1.0) names dim1). Off the fast path: a dim to wrap."""
+    try:
+        return _wrap_dim(dim, n, op, names[0], 2)
+    except IndexError:
+        if other.__class__ is not int:
+            check_int(op, other, names[1], 3)
+        raise
+
+
 def transpose(
     input: Tensor = REQUIRED, dim0: int = REQUIRED, dim1: int = REQUIRED, *extra
 ) -> Tensor:
@@ -873,7 +885,7 @@ def transpose(
     if dim0.__class__ is int and -n <= dim0 < n:
         d0 = dim0 % n
     else:
-        d0 = _wrap_dim(dim0, x.ndim, "transpose", "dim0", 2)
+        d0 = _wrap_first(dim0, dim1, x.ndim, "transpose", ("dim0", "dim1"))
     if dim1.__class__ is int and -n <= dim1 < n:
         d1 = dim1 % n
     else:
@@ -906,10 +918,14 @@ def swapaxes(
         raise arity_error("swapaxes", extra, 3, input=input, axis0=axis0, axis1=axis1)
     try:
         n = input._data.ndim
+        d0 = _wrap_dim(axis0, n, "swapaxes", "axis0", 2)
+        d1 = _wrap_dim(axis1, n, "swapaxes", "axis1", 3)
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("swapaxes", input) from None
-    d0 = _wrap_dim(axis0, n, "swapaxes", "axis0", 2)
-    d1 = _wrap_dim(axis1, n, "swapaxes", "axis1", 3)
+    except IndexError:  # axis0 out of range: torch's parser reads axis1's type first
+        if axis1.__class__ is not int:
+            check_int("swapaxes", axis1, "axis1", 3)
+        raise
     out = Transpose.apply(input, dim0=d0, dim1=d1)
     if axis0 is not d0 or axis1 is not d1:
         keep_given(out, (axis0, axis1))  # as given, for grad_fn._saved_dim0/1

@@ -226,10 +226,12 @@ def diagonal(
     if extra:  # (input REQUIRED: not_tensor words torch.diagonal())
         raise arity_error("diagonal", extra, 4, input=input)
     try:
-        n = input._data.ndim
+        d1, d2 = _diag_dims(input._data.ndim, dim1, dim2)
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("diagonal", input) from None
-    d1, d2 = _diag_dims(n, dim1, dim2)
+    except (IndexError, RuntimeError, TypeError):  # torch's parser reads offset's type first
+        _offset(offset, "diagonal", "offset")
+        raise
     offset = _offset(offset, "diagonal", "offset")
     if d1 is dim1 and d2 is dim2:  # (dims in range: the same ints)
         return Diagonal.apply(input, offset=offset, dim1=d1, dim2=d2)
@@ -240,7 +242,10 @@ def diagonal(
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Tensors whose diagonals (over dim1, dim2) are input's last dim. Mirrors torch.diag_embed."""
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:  # zero-cost when a tensor
+        raise not_tensor("diag_embed", input) from None
     offset = _offset(offset, "diag_embed", "offset")
     d1, d2 = _diag_dims(len(shape) + 1, dim1, dim2, "diag_embed")
     n = (shape[-1] if shape else 1) + abs(offset)
@@ -511,6 +516,13 @@ def _may_overlap(x) -> bool:
     return False
 
 
+def _offset_type(storage_offset) -> None:
+    """torch's TypeError for an as_strided storage_offset that is not int-like, which its parser
+    raises before any check of the sizes. An error path."""
+    if storage_offset is not None and storage_offset.__class__ is not int:
+        check_int("as_strided", storage_offset, "storage_offset", 4)
+
+
 def as_strided(input: Tensor, size, stride=REQUIRED, storage_offset: int | None = None) -> Tensor:
     """A view of the memory with explicit size, stride and offset. Mirrors torch.as_strided.
 
@@ -522,8 +534,10 @@ def as_strided(input: Tensor, size, stride=REQUIRED, storage_offset: int | None 
     size = ints(size, "as_strided", "size", 2)  # (its type before a stride left out)
     stride = ints(stride, "as_strided", "stride", 3)
     if len(size) != len(stride):
+        _offset_type(storage_offset)
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
+        _offset_type(storage_offset)
         raise RuntimeError(
             f"as_strided: Negative strides are not supported at the moment, got strides: "
             f"{list(stride)}"

@@ -489,6 +489,7 @@ class XlogyScalarSelf(Xlogy):
 
     _node_name = "XlogyBackward1"
     _saved_attrs = {"self": "given"}  # grad_fn._saved_self: the number, as given (xlogy keeps it)
+    _edges = (1,)  # next_functions lists the tensor's edge alone, as torch's
 
 
 class XlogyScalarOther(Xlogy):
@@ -496,6 +497,7 @@ class XlogyScalarOther(Xlogy):
 
     _node_name = "XlogyBackward2"
     _saved_attrs = {"other": "given"}  # grad_fn._saved_other: the number, as given
+    _edges = (0,)
 
 
 def xlogy(input, other, *, out=None):

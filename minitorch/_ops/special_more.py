@@ -10,7 +10,7 @@ from minitorch import _dtype
 from minitorch._ops._common import cast, promote_float, quiet, scalar_like
 from minitorch._ops.pointwise import _out, exp, log, sign, where
 from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float
-from minitorch._ops.special import I1, _special
+from minitorch._ops.special import I1, _special, i0
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, computes_input_grad, name_node
@@ -26,6 +26,7 @@ class Erfcx(Function):
     """out = exp(a²) erfc(a);  grad_a = grad * (2 a out - 2/sqrt(pi))"""
 
     _node_name = "SpecialErfcxBackward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -43,6 +44,7 @@ class Ndtri(Function):
     """out = Φ⁻¹(a), the standard normal quantile;  grad_a = grad * sqrt(2 pi) exp(out² / 2)"""
 
     _node_name = "SpecialNdtriBackward0"
+    _saved_names = ("result",)  # grad_fn._saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -60,6 +62,7 @@ class LogNdtr(Function):
     """out = log Φ(a);  grad_a = grad * exp(-a²/2 - out) / sqrt(2 pi)"""
 
     _node_name = "SpecialLogNdtrBackward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -77,6 +80,7 @@ class I0e(Function):
     """out = I0(a) exp(-|a|);  grad_a = grad * (i1e(a) - sign(a) out)"""
 
     _node_name = "SpecialI0EBackward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -91,9 +95,24 @@ class I0e(Function):
 
 
 class SpecialI1(I1):
-    """out = I1(a), as I1 (torch.special.i1 names its node apart from i0's helper)"""
+    """out = I1(a), as I1 (torch.special.i1 names its node apart from i0's helper, and saves its
+    result too, which I1's gradient formula does not read)"""
 
     _node_name = "SpecialI1Backward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _special(a, "i1")
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, _ = ctx._stored_tensors
+        tiny = (a.abs() > _dtype.finfo(a.dtype).eps).logical_not()
+        safe = where(tiny, 1.0, a)
+        return grad * where(tiny, 0.5, i0(a) - I1.apply(a) / safe)  # I1's, as written there
 
 
 class I1e(Function):
@@ -101,6 +120,7 @@ class I1e(Function):
     |a| > the dtype's eps (as torch: at NaN too; near 0 1/a would overflow for denormals)"""
 
     _node_name = "SpecialI1EBackward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -121,6 +141,7 @@ class Xlog1py(Function):
     a = 0 and b <= -1),  grad_b = grad a / (1 + b)"""
 
     _node_name = "SpecialXlog1PyBackward0"
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -147,6 +168,7 @@ class Entr(Function):
     """out = -a log(a) for a > 0, 0 at 0, -inf below;  grad_a = -grad (1 + log(a))"""
 
     _node_name = "SpecialEntrBackward0"
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's)
 
     @staticmethod
     def forward(ctx, a):
@@ -169,10 +191,13 @@ class Zeta(Function):
     no gradient for a (torch has none)"""
 
     _node_name = "SpecialZetaBackward0"
+    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's: None unless b's
+    # gradient is computed, the one that reads them; none in zeta(tensor, number)'s node)
+    _saved_shown = {"SpecialZetaBackward2": ()}
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*((a, b) if ctx.needs_input_grad[1] else (None, None)))
         x, y = a._data, b._data
         work = "float32" if x.dtype.itemsize < 4 else x.dtype
         fn = a._device.backend.special("zeta")
@@ -189,8 +214,55 @@ class Zeta(Function):
         return None, grad * -a * Zeta.apply(a + 1.0, b)
 
 
-def _binary(cls, input, other, op: str, out):
-    """A float binary op whose either argument may be a Python number (as torch's)."""
+# NOTE [ Number operands of special functions ]
+# torch's Scalar overloads of xlog1py and zeta have nodes of their own, Backward1 (a number
+# input) and Backward2 (a number other): each lists the tensor's edge alone and shows the number
+# as given (2 stays an int) as its _saved_self or _saved_other, with no _raw_saved_ for it.
+# minitorch computes them with the number wrapped into a 0-d tensor, saved under a name no node
+# shows ("wrapped"), the number kept on the node as `given` (_binary sets it). zeta's Backward2
+# saves nothing (the tensor's gradient is not implemented): Zeta's node, renamed.
+
+
+class Xlog1pyNumberSelf(Xlog1py):
+    """xlog1py(number, tensor): as Xlog1py (NOTE [ Number operands of special functions ])"""
+
+    _node_name = "SpecialXlog1PyBackward1"
+    _edges = (1,)
+    _saved_names = ("wrapped", "other")
+    _saved_attrs = {"self": "given"}
+    _saved_shown = {"SpecialXlog1PyBackward1": ("self", "other")}
+
+
+class Xlog1pyNumberOther(Xlog1py):
+    """xlog1py(tensor, number): as Xlog1py (NOTE [ Number operands of special functions ])"""
+
+    _node_name = "SpecialXlog1PyBackward2"
+    _edges = (0,)
+    _saved_names = ("self", "wrapped")
+    _saved_attrs = {"other": "given"}
+    _saved_shown = {"SpecialXlog1PyBackward2": ("self", "other")}
+
+
+class ZetaNumberSelf(Zeta):
+    """zeta(number, tensor): as Zeta (NOTE [ Number operands of special functions ])"""
+
+    _node_name = "SpecialZetaBackward1"
+    _edges = (1,)
+    _saved_names = ("wrapped", "other")
+    _saved_attrs = {"self": "given"}
+    _saved_shown = {"SpecialZetaBackward1": ("self", "other")}
+
+
+def _zeta_number_other(a: Tensor, b: Tensor) -> Tensor:
+    """zeta(tensor, number): Zeta's, in torch's node SpecialZetaBackward2, which lists the
+    tensor alone and saves nothing (its gradient is not implemented)."""
+    return name_node(Zeta.apply(a, b), "SpecialZetaBackward2", (a,), shown=(0,))
+
+
+def _binary(forms, input, other, op: str, out):
+    """A float binary op whose either argument may be a Python number (as torch's); `forms`:
+    the functions computing it from two tensors, for two tensors, for a number input and for
+    a number other (torch's Scalar overloads), each given the number as a 0-d tensor."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
 
@@ -200,17 +272,22 @@ def _binary(cls, input, other, op: str, out):
     # promote leaves a bool tensor beside a float one uncast; the kernels compute in their
     # operands' dtype (xlog1py(mask, p) is float, as xlogy's)
     a, b = (x if not isinstance(x, Tensor) or x.dtype is dt else cast(x, dt) for x in (a, b))
+    both, number_self, number_other = forms
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _out(both(a, b), out)
     if not isinstance(a, Tensor):
-        result = cls.apply(cast(scalar_like(a, b), dt), b)
-        # torch's Scalar overloads: Backward1 (a number input) and Backward2 (a number other),
-        # each listing the tensor alone
-        name = cls._node_name.replace("Backward0", "Backward1")
-        return _out(name_node(result, name, (b,), shown=(1,)), out)
-    if not isinstance(b, Tensor):
-        result = cls.apply(a, cast(scalar_like(b, a), dt))
-        name = cls._node_name.replace("Backward0", "Backward2")
-        return _out(name_node(result, name, (a,), shown=(0,)), out)
-    return _out(cls.apply(a, b), out)
+        number = input
+        result = number_self(cast(scalar_like(a, b), dt), b)
+    else:
+        number = other
+        result = number_other(a, cast(scalar_like(b, a), dt))
+    if result._grad_fn is not None:  # (its grad_fn._saved_self or _saved_other)
+        result._grad_fn.given = number
+    return _out(result, out)
+
+
+_XLOG1PY_FORMS = (Xlog1py.apply, Xlog1pyNumberSelf.apply, Xlog1pyNumberOther.apply)
+_ZETA_FORMS = (Zeta.apply, ZetaNumberSelf.apply, _zeta_number_other)
 
 
 def _no_half(input, op: str, kernel: str) -> Tensor:
@@ -258,7 +335,7 @@ def i1e(input, *, out=None):
 def xlog1py(input, other, *, out=None):
     """input * log1p(other), 0 where input is 0 (unless other is NaN).
     Mirrors torch.special.xlog1py."""
-    return _binary(Xlog1py, input, other, "special_xlog1py", out)
+    return _binary(_XLOG1PY_FORMS, input, other, "special_xlog1py", out)
 
 
 def entr(input, *, out=None):
@@ -272,7 +349,7 @@ def zeta(input, other, *, out=None):
 
     Differences from torch: backward raises as soon as input requires grad, even when only
     other's gradient is asked for (torch raises only when input's gradient is needed)."""
-    return _binary(Zeta, input, other, "special_zeta", out)
+    return _binary(_ZETA_FORMS, input, other, "special_zeta", out)
 
 
 def _no_grad_special(input, name: str, op: str, out):

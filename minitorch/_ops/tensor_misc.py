@@ -299,9 +299,16 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:
     if split_sizes.__class__ is not list and (
         isinstance(split_sizes, str) or not hasattr(split_sizes, "__iter__")
     ):
+        check_tensors("unsafe_split_with_sizes", ("input", input))  # (the parser's order)
         raise wrong_type("unsafe_split_with_sizes", split_sizes, "split_sizes", 2, "tuple of ints")
-
-    return _unsafe(split_with_sizes(input, split_sizes, dim), "UnsafeSplitWithSizesBackward0")
+    try:
+        outs = split_with_sizes(input, split_sizes, dim)
+    except (AttributeError, TypeError):  # the parser's order, its op's name
+        check_tensors("unsafe_split_with_sizes", ("input", input))
+        if dim.__class__ is not int:
+            check_int("unsafe_split_with_sizes", dim, "dim", 3)
+        raise
+    return _unsafe(outs, "UnsafeSplitWithSizesBackward0")
 
 
 def _unsafe(outs: tuple, name: str) -> tuple:

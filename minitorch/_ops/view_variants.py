@@ -4,6 +4,7 @@ one view of it), *_copy (a view's values in new memory); index_reduce; as_stride
 from __future__ import annotations
 
 import math
+import re
 
 from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import REQUIRED
@@ -108,8 +109,17 @@ def _select_key(input, dim, index):
 
 def select_scatter(input, src, dim, index):
     """input with src written at index along dim. Mirrors torch.select_scatter."""
-    key = _select_key(input, dim, index)
-    r = _scatter_into(input, src, lambda t: t[key], "select_scatter")
+    try:
+        key = _select_key(input, dim, index)
+        r = _scatter_into(input, src, lambda t: t[key], "select_scatter")
+    except (AttributeError, IndexError, TypeError):  # (a float index fails in t[key])
+        # torch's parser reads the arguments' types first, and names its op
+        check_tensors("select_scatter", ("input", input))
+        if dim.__class__ is not int:
+            check_int("select_scatter", dim, "dim", 3)
+        if index.__class__ is not int:
+            check_int("select_scatter", index, "index", 4)
+        raise
     return name_node(r, "SelectScatterBackward0")
 
 
@@ -123,8 +133,9 @@ def _slice_step(step, op, pos):
     return step
 
 
-def _slice_bounds(dim, start, end):
+def _slice_bounds(input, dim, start, end):
     # slice_scatter's optional int start and end (an error path: torch's TypeError, by position)
+    check_tensors("slice_scatter", ("input", input))
     if dim.__class__ is not int:
         check_int("slice_scatter", dim, "dim", 3)
     if start is not None:
@@ -140,8 +151,12 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if (start is not None and start.__class__ is not int) or (
         end is not None and end.__class__ is not int
     ):  # torch's parser reads the types first (x.slice_scatter(src, 9, 1.5) names start)
-        start, end = _slice_bounds(dim, start, end)
-    d = wrap_dim(dim, input.ndim, "slice_scatter", "dim", 3)
+        start, end = _slice_bounds(input, dim, start, end)
+    try:
+        d = wrap_dim(dim, input.ndim, "slice_scatter", "dim", 3)
+    except AttributeError:
+        check_tensors("slice_scatter", ("input", input))
+        raise
     key = (slice(None),) * d + (slice(start, end, _slice_step(step, "slice_scatter", 6)),)
     r = _scatter_into(input, src, lambda t: t[key], "slice_scatter")
     return _write(name_node(r, "SliceScatterBackward0"), out, "aten::slice_scatter")
@@ -150,7 +165,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
 def diagonal_scatter(input, src=REQUIRED, offset=0, dim1=0, dim2=1):
     """input with src written on its diagonal. Mirrors torch.diagonal_scatter (which, unlike
     slice_scatter, takes no out=, as select_scatter and as_strided_scatter)."""
-    r = _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
+    try:
+        r = _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
+    except (AttributeError, TypeError):  # the parser's order, its op's name (not diagonal's)
+        check_tensors("diagonal_scatter", ("input", input))
+        for pos, (name, x) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2)), 3):
+            if x.__class__ is not int:
+                check_int("diagonal_scatter", x, name, pos)
+        raise
     return name_node(r, "DiagonalScatterBackward0")
 
 
@@ -160,12 +182,18 @@ def as_strided_scatter(input, src=REQUIRED, size=REQUIRED, stride=REQUIRED, stor
     row-major order (torch: input's own memory layout, the same for a contiguous input)."""
     from minitorch._ops.shape_more import as_strided
 
-    r = _scatter_into(
-        input.contiguous(),
-        src,
-        lambda t: as_strided(t, size, stride, storage_offset),
-        "as_strided_scatter",
-    )
+    try:
+        r = _scatter_into(
+            input.contiguous(),
+            src,
+            lambda t: as_strided(t, size, stride, storage_offset),
+            "as_strided_scatter",
+        )
+    except AttributeError:
+        check_tensors("as_strided_scatter", ("input", input))
+        raise
+    except TypeError as e:  # as_strided's, of an argument the two share
+        raise _as_strided_error(e, "as_strided_scatter", 1) from None
     return name_node(r, "AsStridedScatterBackward0")
 
 
@@ -438,13 +466,27 @@ def transpose_copy(input, dim0, dim1, *, out=None):
 def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     """Mirrors torch.diagonal_copy."""
     check_tensors("diagonal_copy", ("input", input))
-    return _write(_copy(input.diagonal(offset, dim1, dim2), input), out, "aten::diagonal_copy")
+    try:
+        view = input.diagonal(offset, dim1, dim2)
+    except TypeError:  # the method's, which counts positions from offset: name the function's
+        for pos, (name, x) in enumerate((("offset", offset), ("dim1", dim1), ("dim2", dim2)), 2):
+            if x.__class__ is not int:
+                check_int("diagonal_copy", x, name, pos)
+        raise
+    return _write(_copy(view, input), out, "aten::diagonal_copy")
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
     """Mirrors torch.expand_copy."""
     check_tensors("expand_copy", ("input", input))
-    return _write(_copy(input.expand(_sizes(size)), input), out, "aten::expand_copy")
+    if isinstance(size, (tuple, list)):  # (_sizes, inlined)
+        size = tuple(size)
+    elif size.__class__ is int or is_index(size):
+        # torch's parser reads an int as a one-element int[] for expand, not for expand_copy
+        raise wrong_type("expand_copy", size, "size", 2, "tuple of ints")
+    else:
+        size = (size,)
+    return _write(_copy(input.expand(size), input), out, "aten::expand_copy")
 
 
 def squeeze_copy(input, dim=None, *, out=None):
@@ -537,8 +579,23 @@ def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
     """Mirrors torch.as_strided_copy (with as_strided's differences)."""
     from minitorch._ops.shape_more import as_strided
 
-    result = _copy(as_strided(input, size, stride, storage_offset), input)
-    return _write(result, out, "aten::as_strided_copy")
+    try:
+        view = as_strided(input, size, stride, storage_offset)
+    except TypeError as e:  # as_strided's, of an argument the two share
+        raise _as_strided_error(e, "as_strided_copy", 0) from None
+    return _write(_copy(view, input), out, "aten::as_strided_copy")
+
+
+def _as_strided_error(e: TypeError, op: str, shift: int) -> TypeError:
+    """as_strided's argument TypeError `e` as `op`'s (which takes as_strided's arguments `shift`
+    positions later) words it; any other TypeError as it is. An error path."""
+    msg = str(e)
+    if not msg.startswith("as_strided(): argument"):
+        return e
+    msg = op + msg[len("as_strided") :]
+    if shift:
+        msg = re.sub(r"\(position (\d+)\)", lambda m: f"(position {int(m[1]) + shift})", msg)
+    return TypeError(msg)
 
 
 def detach_copy(input, *, out=None):
@@ -561,7 +618,11 @@ def narrow_copy(input, dim, start, length, *, out=None):
     dim = dim if dim.__class__ is int else index(dim, "narrow_copy", "dim", 2)
     start = start if start.__class__ is int else sym_int(start, "narrow_copy", "start", 3)
     length = length if length.__class__ is int else sym_int(length, "narrow_copy", "length", 4)
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:
+        check_tensors("narrow_copy", ("input", input))
+        raise
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if dim >= len(shape):  # (torch checks the positive bound by an internal assert)

@@ -16,7 +16,7 @@ from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._ops.shape import _infer_shape
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import one_node
+from minitorch.autograd.composite import as_node, show_saved
 from minitorch.nn import _argcheck as _arg
 
 __all__ = [
@@ -741,7 +741,31 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     if input.dtype is not _dtype.bool:  # torch's im2col takes floats and bool, not integers
         _float_only(input, "im2col_out_cpu", "unfold")  # (after its shape checks, as torch)
     out = Im2Col.apply(x, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d)
-    return out.squeeze(0) if input.ndim == 3 else out
+    if input.ndim == 4:
+        return out
+    # torch's kernel takes the unbatched input as it is: one node, with its edge to input
+    out = out.squeeze(0)
+    if not out._requires_grad:
+        return out
+    attrs = _blocks_attrs(k, d, p, s)
+    attrs["self_sym_argsize_minus_1"] = input.shape[-1]
+    attrs["self_sym_argsize_minus_2"] = input.shape[-2]
+    return as_node(out, "Im2ColBackward0", (input,), keep=True, attrs=attrs)
+
+
+def _blocks_attrs(k, d, p, s) -> dict:
+    """What an unbatched unfold's or fold's node keeps for its grad_fn._saved_<name>
+    attributes, as torch's Im2ColBackward0 / Col2ImBackward0 (Im2Col's and Col2Im's own nodes
+    read theirs from the Function's geometry)."""
+    return {"dilation": tuple(d), "kernel_size": tuple(k), "padding": tuple(p), "stride": tuple(s)}
+
+
+_BLOCKS = ("dilation", "kernel_size", "padding", "stride")
+show_saved("Col2ImBackward0", {k: k for k in _BLOCKS})
+show_saved(
+    "Im2ColBackward0",
+    {k: k for k in (*_BLOCKS, "self_sym_argsize_minus_1", "self_sym_argsize_minus_2")},
+)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
@@ -783,7 +807,12 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     out = Col2Im.apply(
         x, output_size=size, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d
     )
-    return out.squeeze(0) if input.ndim == 2 else out
+    if input.ndim == 3:
+        return out
+    out = out.squeeze(0)  # one node for the unbatched input, as unfold's
+    if not out._requires_grad:
+        return out
+    return as_node(out, "Col2ImBackward0", (input,), keep=True, attrs=_blocks_attrs(k, d, p, s))
 
 
 # --- pixel shuffle ---
@@ -800,7 +829,18 @@ def _fresh(out: Tensor, input: Tensor) -> Tensor:
     return out.clone(memory_format=_mf.contiguous_format)
 
 
-@one_node("PixelShuffleBackward0", keep=True)
+def _shuffle_node(out: Tensor, input: Tensor, name: str, key: str, r: int) -> Tensor:
+    """out as torch's one kernel records it: one node `name` with its edge to input, saving no
+    tensor, showing the factor as grad_fn._saved_<key>."""
+    if not out._requires_grad:
+        return out
+    return as_node(out, name, (input,), keep=True, attrs={key: r})
+
+
+show_saved("PixelShuffleBackward0", {"upscale_factor": "upscale_factor"})
+show_saved("PixelUnshuffleBackward0", {"downscale_factor": "downscale_factor"})
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
     r = upscale_factor
@@ -825,13 +865,14 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     if r > 1 and _mf.suggests_channels_last(input._data) and not input.is_meta:
         x = input.permute(_mf.NHWC).reshape((lead[0], h, w, c // (r * r), r, r))
         x = x.permute((0, 1, 4, 2, 5, 3)).reshape((lead[0], h * r, w * r, c // (r * r)))
-        return x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view
-    x = input.reshape((*lead, c // (r * r), r, r, h, w))
-    x = x.permute((*range(k), k, k + 3, k + 1, k + 4, k + 2))
-    return _fresh(x.reshape((*lead, c // (r * r), h * r, w * r)), input)
+        out = x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view
+    else:
+        x = input.reshape((*lead, c // (r * r), r, r, h, w))
+        x = x.permute((*range(k), k, k + 3, k + 1, k + 4, k + 2))
+        out = _fresh(x.reshape((*lead, c // (r * r), h * r, w * r)), input)
+    return _shuffle_node(out, input, "PixelShuffleBackward0", "upscale_factor", r)
 
 
-@one_node("PixelUnshuffleBackward0", keep=True)
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H*r, W*r) -> (*, C*r^2, H, W). Mirrors torch.nn.functional.pixel_unshuffle."""
     r = downscale_factor
@@ -852,13 +893,15 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                 f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
                 f"input.size({dim})={size} is not divisible by {r}"
             )
-    if input.numel() == 0:  # torch returns an empty input as it is (a copy), shape unchanged
-        return input.clone(memory_format=_mf.contiguous_format)
     k = len(lead)
-    if r > 1 and _mf.suggests_channels_last(input._data):  # torch keeps the layout: (N, H, W, C)
+    if input.numel() == 0:  # torch returns an empty input as it is (a copy), shape unchanged
+        out = input.clone(memory_format=_mf.contiguous_format)
+    elif r > 1 and _mf.suggests_channels_last(input._data):  # torch keeps the layout: NHWC
         x = input.permute(_mf.NHWC).reshape((lead[0], h // r, r, w // r, r, c))
         x = x.permute((0, 1, 3, 5, 2, 4)).reshape((lead[0], h // r, w // r, c * r * r))
-        return x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view
-    x = input.reshape((*lead, c, h // r, r, w // r, r))
-    x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
-    return _fresh(x.reshape((*lead, c * r * r, h // r, w // r)), input)
+        out = x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view
+    else:
+        x = input.reshape((*lead, c, h // r, r, w // r, r))
+        x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
+        out = _fresh(x.reshape((*lead, c * r * r, h // r, w // r)), input)
+    return _shuffle_node(out, input, "PixelUnshuffleBackward0", "downscale_factor", r)

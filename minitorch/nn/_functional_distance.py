@@ -20,8 +20,8 @@ from minitorch._ops.distance import (
 from minitorch._ops.inplace import check_out
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import one_node
-from minitorch.autograd.function import named, scalar_node
+from minitorch.autograd.composite import as_node, saved_value, show_saved
+from minitorch.autograd.function import Function, named, scalar_node
 from minitorch.nn import _argcheck as _arg
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
@@ -58,11 +58,27 @@ pairwise_distance = _with_numpy_aliases(pairwise_distance)
 def _norm_at_least(x: Tensor, dim: int, eps: float) -> Tensor:
     """||x||_2 along dim (kept), clamped at eps without affecting the gradient: torch clamps its
     norm in place under no_grad."""
-    n = vector_norm(x, 2, dim=dim, keepdim=True)
-    # the lift up to eps, zero elsewhere: clamp(n) - n would be inf - inf = NaN for a norm that
-    # overflows (float32 values ~1e20), where torch's clamped norm stays inf and x / inf gives 0
-    nd = n.detach()
-    return n + _ops.where(nd < eps, eps - nd, 0.0)
+    return ClampedNorm.apply(vector_norm(x, 2, dim=dim, keepdim=True), eps=eps)
+
+
+class ClampedNorm(Function):
+    """out = n lifted up to eps where it is smaller;  grad_n = grad. torch clamps a clone of the
+    norm in place under no_grad: its graph shows the clone, CloneBackward0, with its one edge to
+    the norm's node."""
+
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, n, *, eps):
+        # the lift up to eps, zero elsewhere: clamp(n) - n would be inf - inf = NaN for a norm
+        # that overflows (float32 values ~1e20), where torch's clamped norm stays inf and x / inf
+        # gives 0 (Tensor ops on the detached norm: their dtype rules, half's rounding)
+        nd = n.detach()
+        return (nd + _ops.where(nd < eps, eps - nd, 0.0))._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -142,10 +158,22 @@ def _not_tensors(x1, x2) -> TypeError:
     return not_tensor("cosine_similarity", x1, "x1", 1)
 
 
-@one_node("PdistBackward0", saved=("input", "result"))
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distances between the rows of an (N, M) input, i < j in row-major order.
     Mirrors torch.nn.functional.pdist."""
+    out = _pdist(input, p)
+    if not out._requires_grad:
+        return out
+    # torch's one node, which saves the input and the result (refused once changed in place)
+    attrs = {"kept_device": out._device, "p": float(p)}
+    return as_node(out, "PdistBackward0", (input,), saved=(input, out), attrs=attrs)
+
+
+show_saved("PdistBackward0", {"self": saved_value(0), "result": saved_value(1), "p": "p"})
+
+
+def _pdist(input: Tensor, p) -> Tensor:
+    """pdist's distances, recorded as the ops that compute them."""
     if not isinstance(input, Tensor) or (p.__class__ is not float and p.__class__ is not int):
         _arg.tensor(input, "pdist")
         _arg.floating(p, "pdist", "p", 2)

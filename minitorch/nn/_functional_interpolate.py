@@ -17,7 +17,7 @@ from minitorch._factories import arange, tensor
 from minitorch._ops import index_select, maximum, minimum
 from minitorch._ops._common import is_index, type_name
 from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
+from minitorch.autograd.composite import as_node, show_saved
 from minitorch.autograd.function import fast_path, plain_result
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn._functional_conv import ntuple
@@ -606,7 +606,8 @@ def interpolate(
             out = _separable_resample(input, sizes, scales, mode, align_corners, antialias)
         names = _ANTIALIAS_NODES if antialias else _UPSAMPLE_NODES
         out = _keep_layout(out, input)
-        return as_node(out, names[mode], (input,), keep=True)  # torch saves sizes only
+        attrs = _upsample_attrs(input, sizes, scales, align_corners) if out._requires_grad else None
+        return as_node(out, names[mode], (input,), keep=True, attrs=attrs)  # sizes only
     if (
         mode in _LINEAR_RANK
         and input.__class__ is Tensor
@@ -662,7 +663,36 @@ def interpolate(
         out = a * _along(l0, dim) + b * _along(l1, dim)
     out = out.to(input.dtype) if half else input.clone() if out is input else out
     out = _keep_layout(out, input)
-    return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,), keep=True)
+    attrs = _upsample_attrs(input, sizes, scales, align_corners) if out._requires_grad else None
+    return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,), keep=True, attrs=attrs)
+
+
+def _upsample_attrs(input, sizes, scales, align_corners) -> dict:
+    """What interpolate's node keeps for its grad_fn._saved_<name> attributes, as torch's
+    Upsample*Backward0 saves them: the output size, each dim's scale (None where a size was
+    given or recompute_scale_factor), align_corners (the linear and cubic modes; None for the
+    nearest ones, whose nodes do not show it) and the input's sizes. No tensor."""
+    attrs = {"output_size": tuple(sizes), "self_sym_sizes": tuple(input.shape)}
+    attrs["align_corners"] = align_corners
+    names = ("scales",) if len(sizes) == 1 else ("scales_d", "scales_h", "scales_w")[-len(sizes) :]
+    attrs.update(zip(names, scales, strict=True))
+    return attrs
+
+
+def _show_upsample_saved() -> None:
+    """Gives every interpolation node torch's grad_fn._saved_<name> attributes (NOTE [ Saved
+    values as attributes ]): the keys _upsample_attrs keeps that torch's node of that name
+    shows."""
+    for mode, name in (*_UPSAMPLE_NODES.items(), *_ANTIALIAS_NODES.items()):
+        for n in (1, 2, 3) if "{}" in name else (int(next(filter(str.isdigit, name))),):
+            keys = ["output_size", "self_sym_sizes"]
+            keys += ["scales"] if n == 1 else ["scales_d", "scales_h", "scales_w"][-n:]
+            if not mode.startswith("nearest"):
+                keys.append("align_corners")
+            show_saved(name.format(n), {k: k for k in keys})
+
+
+_show_upsample_saved()
 
 
 def _linear_no_grad(input: Tensor, n: int, have, sizes, scales, align_corners):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch._dtype import float32, float64
 from minitorch._ops import addmm, cat, matmul, mm, stack
-from minitorch._ops._common import row_major
+from minitorch._ops._common import check_tensor_list, check_tensors, row_major, wrong_type
 from minitorch._ops.nn_kernels import (
     Linear,
     LinearLaid,
@@ -598,28 +598,61 @@ STEPS = {
 # --- the cells (torch.rnn_tanh_cell, torch.lstm_cell, ...) ---
 
 
+def _check_cell_args(op, input, hx, w_ih, w_hh, b_ih, b_hh) -> None:
+    """torch's parser's TypeError for the first argument of a cell of the wrong type (it reads
+    them all before the kernel runs); None when all are right. For the cells' `except` clause:
+    an error of the step itself is then re-raised, as it is."""
+    if op == "lstm_cell":  # hx: a Tensor[] of (h, c)
+        check_tensors(op, ("input", input))
+        if isinstance(hx, Tensor) or not isinstance(hx, (list, tuple)):
+            raise wrong_type(op, hx, "hx", 2, "tuple of Tensors")
+        check_tensor_list(hx, 1)
+        check_tensors(op, (None, None), (None, None), ("w_ih", w_ih), ("w_hh", w_hh))
+    else:
+        check_tensors(op, ("input", input), ("hx", hx), ("w_ih", w_ih), ("w_hh", w_hh))
+    for name, b, pos in (("b_ih", b_ih, 5), ("b_hh", b_hh, 6)):
+        if b is not None and not isinstance(b, Tensor):
+            raise wrong_type(op, b, name, pos, "Tensor")
+
+
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
     """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh). Mirrors torch.rnn_tanh_cell."""
     hid = lambda h: _linear(h, w_hh, b_hh)  # noqa: E731
-    return STEPS["RNN_TANH"](_linear(input, w_ih, b_ih), hx, None, hid, None)[0]
+    try:
+        return STEPS["RNN_TANH"](_linear(input, w_ih, b_ih), hx, None, hid, None)[0]
+    except Exception:  # whatever a non-tensor argument breaks: torch's parser refuses it first
+        _check_cell_args("rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+        raise
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
     """h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh). Mirrors torch.rnn_relu_cell."""
     hid = lambda h: _linear(h, w_hh, b_hh)  # noqa: E731
-    return STEPS["RNN_RELU"](_linear(input, w_ih, b_ih), hx, None, hid, None)[0]
+    try:
+        return STEPS["RNN_RELU"](_linear(input, w_ih, b_ih), hx, None, hid, None)[0]
+    except Exception:  # as rnn_tanh_cell's
+        _check_cell_args("rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+        raise
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> tuple:
     """(h', c') of one LSTM step from hx = (h, c). Mirrors torch.lstm_cell."""
     hid = lambda h: _linear(h, w_hh, b_hh)  # noqa: E731
-    return _lstm_step(_linear(input, w_ih, b_ih), hx[0], hx[1], hid, None)
+    try:
+        return _lstm_step(_linear(input, w_ih, b_ih), hx[0], hx[1], hid, None)
+    except Exception:  # as rnn_tanh_cell's
+        _check_cell_args("lstm_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+        raise
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
     """h' of one GRU step. Mirrors torch.gru_cell."""
     hid = lambda h: _linear(h, w_hh, b_hh)  # noqa: E731
-    return _gru_step(_linear(input, w_ih, b_ih), hx, None, hid, None)[0]
+    try:
+        return _gru_step(_linear(input, w_ih, b_ih), hx, None, hid, None)[0]
+    except Exception:  # as rnn_tanh_cell's
+        _check_cell_args("gru_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+        raise
 
 
 # --- layers ---

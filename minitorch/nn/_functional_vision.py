@@ -65,31 +65,42 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
 def conv_tbc(input, weight, bias, pad: int = 0) -> Tensor:
     """1-D convolution of (time, batch, channels) input with a (width, in, out) weight. Mirrors
     torch.nn.functional.conv_tbc."""
-    if input.ndim != 3:
-        raise RuntimeError(f"conv_tbc: Input must have 3 dims: time, batch, in_channel (got "
-                           f"{list(input.shape)})")  # fmt: skip
-    if weight.ndim != 3:
-        raise RuntimeError(
-            "conv_tbc: Weight tensor must have 3 dims: kernel_width, in_channels, out_channels "
-            f"(got {list(weight.shape)})"
-        )
-    if bias.ndim != 1:
-        raise RuntimeError(f"conv_tbc: Bias must have 1 dim: out_channels (got {list(bias.shape)})")
-    if input.shape[2] != weight.shape[1]:
-        raise RuntimeError(
-            f"conv_tbc: Input dim 2 (input channels) ({input.shape[2]}) is not == dim 1 in the "
-            f"weight tensor ({weight.shape[1]})"
-        )
-    if weight.shape[2] != bias.shape[0]:
-        raise RuntimeError(
-            f"conv_tbc: Bias size ({bias.shape[0]}) must equal the last dim of the weight "
-            f"tensor ({weight.shape[2]})"
-        )
-    if weight.dtype is not input.dtype:  # (torch's matmul says it)
-        raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_dtype.scalar_name(input.dtype)} "
-            f"and {_dtype.scalar_name(weight.dtype)}"
-        )
+    try:
+        if input.ndim != 3:
+            raise RuntimeError(
+                "conv_tbc: Input must have 3 dims: time, batch, in_channel (got "
+                f"{list(input.shape)})"
+            )
+        if weight.ndim != 3:
+            raise RuntimeError(
+                "conv_tbc: Weight tensor must have 3 dims: kernel_width, in_channels, "
+                f"out_channels (got {list(weight.shape)})"
+            )
+        if bias.ndim != 1:
+            raise RuntimeError(
+                f"conv_tbc: Bias must have 1 dim: out_channels (got {list(bias.shape)})"
+            )
+        if input.shape[2] != weight.shape[1]:
+            raise RuntimeError(
+                f"conv_tbc: Input dim 2 (input channels) ({input.shape[2]}) is not == dim 1 in "
+                f"the weight tensor ({weight.shape[1]})"
+            )
+        if weight.shape[2] != bias.shape[0]:
+            raise RuntimeError(
+                f"conv_tbc: Bias size ({bias.shape[0]}) must equal the last dim of the weight "
+                f"tensor ({weight.shape[2]})"
+            )
+        if weight.dtype is not input.dtype:  # (torch's matmul says it)
+            raise RuntimeError(
+                "self and mat2 must have the same dtype, but got "
+                f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(weight.dtype)}"
+            )
+    except (AttributeError, RuntimeError):  # torch's parser reads the arguments' types first
+        _arg.tensor(input, "conv_tbc")
+        _arg.tensor(weight, "conv_tbc", "weight", 2)
+        _arg.tensor(bias, "conv_tbc", "bias", 3)
+        _arg.integer(pad, "conv_tbc", "pad", 4)
+        raise
     # torch's kernel: one (T * B, in) @ (in, out) product per kernel tap on the input shifted by
     # it (~2.5x faster than conv1d's im2col here, forward and backward), added to the bias (in
     # the input's dtype)

@@ -13,7 +13,14 @@ from __future__ import annotations
 from minitorch import _dtype, _ops
 from minitorch._arg_errors import REQUIRED, arity_error, missing_positional, too_many_positional
 from minitorch._factories import empty, ones_like, zeros, zeros_like
-from minitorch._ops._common import index, is_index, not_tensor, not_tensor_element
+from minitorch._ops._common import (
+    index,
+    int_list,
+    is_index,
+    not_tensor,
+    not_tensor_element,
+    wrong_type,
+)
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, show_saved
@@ -70,7 +77,6 @@ prelu = F.prelu
 hardshrink = F.hardshrink
 bilinear = F.bilinear
 conv_tbc = F.conv_tbc
-affine_grid_generator = F.affine_grid
 rnn_tanh_cell = _functional_rnn.rnn_tanh_cell
 rnn_relu_cell = _functional_rnn.rnn_relu_cell
 lstm_cell = _functional_rnn.lstm_cell
@@ -100,17 +106,44 @@ def convolution(
 ) -> Tensor:
     """conv{1,2,3}d or conv_transpose{1,2,3}d, chosen by weight's rank and `transposed`. Mirrors
     torch.convolution."""
-    n = weight.ndim - 2
-    if n not in (1, 2, 3):
-        raise RuntimeError(
-            f"convolution: expected a 3-D, 4-D or 5-D weight, but got weight of shape "
-            f"{list(weight.shape)}"
+    try:
+        n = weight.ndim - 2
+        if n not in (1, 2, 3):
+            raise RuntimeError(
+                f"convolution: expected a 3-D, 4-D or 5-D weight, but got weight of shape "
+                f"{list(weight.shape)}"
+            )
+        if transposed:
+            conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+            return conv(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        conv = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+        return conv(input, weight, bias, stride, padding, dilation, groups)
+    except Exception:  # whatever an argument of the wrong type breaks: torch's parser first
+        _convolution_args(
+            input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
         )
-    if transposed:
-        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
-        return conv(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    conv = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
-    return conv(input, weight, bias, stride, padding, dilation, groups)
+        raise
+
+
+def _convolution_args(
+    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+) -> None:
+    """torch.convolution's parser's TypeError for the first of its arguments of the wrong type;
+    None when all are right. Its int[] arguments take a list or tuple only (not one int, as
+    conv2d's do). An error path."""
+    op = "convolution"
+    _arg.tensor(input, op)
+    _arg.tensor(weight, op, "weight", 2)
+    _arg.opt_tensor(bias, op, "bias", 3)
+    for name, x, pos in (("stride", stride, 4), ("padding", padding, 5), ("dilation", dilation, 6)):
+        if not isinstance(x, (list, tuple)):
+            raise wrong_type(op, x, name, pos, "tuple of ints")
+        int_list(x, op, name, pos)
+    _arg.boolean(transposed, op, "transposed", 7)
+    if not isinstance(output_padding, (list, tuple)):
+        raise wrong_type(op, output_padding, "output_padding", 8, "tuple of ints")
+    int_list(output_padding, op, "output_padding", 8)
+    _arg.integer(groups, op, "groups", 9)
 
 
 # --- pooling (ATen's forms: no return_indices) ---
@@ -216,9 +249,13 @@ def instance_norm(
     input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled
 ) -> Tensor:
     """Mirrors torch.instance_norm (weight and bias before the running stats)."""
-    return F.instance_norm(
-        input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
-    )
+    try:
+        return F.instance_norm(
+            input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
+        )
+    except AttributeError:  # F's input.size() of a non-tensor: torch's parser refuses it first
+        _arg.tensor(input, "instance_norm")
+        raise
 
 
 def layer_norm(
@@ -246,7 +283,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     """Mirrors torch.group_norm (no one-value-per-group check: that is F.group_norm's)."""
     from minitorch.nn._functional_norm import _group_norm
 
-    return _group_norm(input, num_groups, weight, bias, eps)
+    try:
+        return _group_norm(input, num_groups, weight, bias, eps)
+    except (AttributeError, RuntimeError):  # torch's parser reads the arguments' types first
+        _arg.tensor(input, "group_norm")
+        _arg.integer(num_groups, "group_norm", "num_groups", 2)
+        _arg.opt_tensor(weight, "group_norm", "weight", 3)
+        _arg.opt_tensor(bias, "group_norm", "bias", 4)
+        _arg.floating(eps, "group_norm", "eps", 5)
+        _arg.boolean(cudnn_enabled, "group_norm", "cudnn_enabled", 6)
+        raise
 
 
 # --- weight normalization (what hand-written WeightNorm modules call) ---
@@ -295,6 +341,7 @@ def _aten_p(op, input, p, train, extra):
     _check_arguments(op, input, p, train, extra)
     if isinstance(p, (int, float)):
         if not 0.0 <= p <= 1.0:
+            _arg.tensor(input, op)  # (the parser's check, before the kernel's)
             raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     else:  # torch's parser: a float (a 0-d tensor reads as one), after the input
         _arg.tensor(input, op)
@@ -340,13 +387,17 @@ def native_dropout(input=_MISSING, p=_MISSING, train=_MISSING, *extra) -> tuple:
     """(output, keep mask as bool). Mirrors torch.native_dropout (train=None means training;
     p is unchecked, as in torch: one outside [0, 1] fails in bernoulli_)."""
     _check_arguments("native_dropout", input, p, train, extra)
-    if train is False:
-        out, mask = input.clone(), ones_like(input, dtype=_dtype.bool)
-    elif p == 1:
-        out, mask = input * 0, zeros_like(input, dtype=_dtype.bool)
-    else:
-        keep = _keep_mask(input, p, False)
-        out, mask = input * (keep * (1.0 / (1 - p))), keep.bool()
+    try:
+        if train is False:
+            out, mask = input.clone(), ones_like(input, dtype=_dtype.bool)
+        elif p == 1:
+            out, mask = input * 0, zeros_like(input, dtype=_dtype.bool)
+        else:
+            keep = _keep_mask(input, p, False)
+            out, mask = input * (keep * (1.0 / (1 - p))), keep.bool()
+    except (AttributeError, TypeError):  # torch's parser refuses a non-tensor input first
+        _arg.tensor(input, "native_dropout")
+        raise
     # torch's one node, listing the input alone (the mask is not differentiable)
     as_node(out, "NativeDropoutBackward0", (input,), attrs={"p": p, "mask": mask})
     return out, mask
@@ -377,7 +428,20 @@ def native_batch_norm(
 ) -> tuple:
     """Mirrors torch.native_batch_norm (the batch statistics per channel when training, empty
     tensors otherwise)."""
-    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    try:
+        out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    except Exception:  # whatever an argument of the wrong type breaks: torch's parser first
+        op = "native_batch_norm"
+        _arg.tensor(input, op)
+        for pos, (name, t) in enumerate(
+            (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+             ("running_var", running_var)), 2
+        ):  # fmt: skip
+            _arg.opt_tensor(t, op, name, pos)
+        _arg.boolean(training, op, "training", 6)
+        _arg.floating(momentum, op, "momentum", 7)
+        _arg.floating(eps, op, "eps", 8)
+        raise
     if not training:
         none = input.new_empty(0)
         return out, none, none.clone()
@@ -390,8 +454,18 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> tuple:
     node). The input is read as (N, C, HxW), whatever its shape."""
     from minitorch.nn._functional_norm import _group_norm
 
-    x = input.reshape(N, C, HxW)
-    out = _group_norm(x, group, weight, bias, eps).reshape(input.shape)
+    try:
+        x = input.reshape(N, C, HxW)
+        out = _group_norm(x, group, weight, bias, eps).reshape(input.shape)
+    except Exception:  # whatever an argument of the wrong type breaks: torch's parser first
+        op = "native_group_norm"
+        _arg.tensor(input, op)
+        _arg.opt_tensor(weight, op, "weight", 2)
+        _arg.opt_tensor(bias, op, "bias", 3)
+        for pos, (name, n) in enumerate((("N", N), ("C", C), ("HxW", HxW), ("group", group)), 4):
+            _arg.integer(n, op, name, pos)
+        _arg.floating(eps, op, "eps", 8)
+        raise
     size = C // group * HxW
     if size:
         # differentiable: torch's backward takes the statistics' gradients too
@@ -438,11 +512,22 @@ def embedding(
 _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
 
-def _bag_arguments(offsets, mode) -> None:
-    """torch.embedding_bag's parser: offsets must be a tensor, mode an int (the slow path)."""
+def _bag_arguments(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample, last,
+                   pad) -> None:  # fmt: skip
+    """torch.embedding_bag's parser's TypeError for the first of its arguments of the wrong
+    type; None when all are right (the slow path: it runs when a check fails)."""
+    op = "embedding_bag"
+    _arg.tensor(weight, op, "weight", 1)
+    _arg.tensor(indices, op, "indices", 2)
     if not isinstance(offsets, Tensor):
-        raise not_tensor("embedding_bag", offsets, "offsets", 3)
-    index(mode, "embedding_bag", "mode", 5)
+        raise not_tensor(op, offsets, "offsets", 3)
+    _arg.boolean(scale_grad_by_freq, op, "scale_grad_by_freq", 4)
+    index(mode, op, "mode", 5)
+    _arg.boolean(sparse, op, "sparse", 6)
+    _arg.opt_tensor(per_sample, op, "per_sample_weights", 7)
+    _arg.boolean(last, op, "include_last_offset", 8)
+    if pad is not None:
+        _arg.integer(pad, op, "padding_idx", 9)
 
 
 def embedding_bag(
@@ -462,26 +547,32 @@ def embedding_bag(
     Differences from torch: in max mode, a bag whose maximum is reached by several rows reports
     the smallest row index."""
     if not isinstance(offsets, Tensor) or mode.__class__ is not int:
-        _bag_arguments(offsets, mode)
-    if per_sample_weights is not None and mode != 0:
-        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
-    name = _BAG_MODES.get(mode)
-    if name is None:
-        raise RuntimeError("`mode` must be sum, mean, or max.")
-    # the kernel's order only: F.embedding_bag would swap a legacy (weight, input) pair
-    out = _embedding_bag(
-        indices,
-        weight,
-        offsets,
-        None,
-        2,
-        scale_grad_by_freq,
-        name,
-        sparse,
-        per_sample_weights,
-        include_last_offset,
-        padding_idx,
-    )
+        _bag_arguments(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                       per_sample_weights, include_last_offset, padding_idx)  # fmt: skip
+    try:
+        if per_sample_weights is not None and mode != 0:
+            raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+        name = _BAG_MODES.get(mode)
+        if name is None:
+            raise RuntimeError("`mode` must be sum, mean, or max.")
+        # the kernel's order only: F.embedding_bag would swap a legacy (weight, input) pair
+        out = _embedding_bag(
+            indices,
+            weight,
+            offsets,
+            None,
+            2,
+            scale_grad_by_freq,
+            name,
+            sparse,
+            per_sample_weights,
+            include_last_offset,
+            padding_idx,
+        )
+    except Exception:  # whatever an argument of the wrong type breaks: torch's parser first
+        _bag_arguments(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                       per_sample_weights, include_last_offset, padding_idx)  # fmt: skip
+        raise
     bags = out.shape[0]
     long = _dtype.int64
     flat = indices.reshape(-1)
@@ -534,7 +625,13 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor:
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
     """Mirrors torch.margin_ranking_loss."""
     red = _reduction(reduction, "margin_ranking_loss", 5)
-    return F.margin_ranking_loss(input1, input2, target, margin, reduction=red)
+    try:
+        return F.margin_ranking_loss(input1, input2, target, margin, reduction=red)
+    except AttributeError:  # F's input1.dim() of a non-tensor: torch's parser refuses it first
+        _arg.tensor(input1, "margin_ranking_loss", "input1", 1)
+        _arg.tensor(input2, "margin_ranking_loss", "input2", 2)
+        _arg.tensor(target, "margin_ranking_loss", "target", 3)
+        raise
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
@@ -642,29 +739,56 @@ _GRID_MODES = ("bilinear", "nearest", "bicubic")
 _GRID_PADDINGS = ("zeros", "border", "reflection")
 
 
+def affine_grid_generator(theta, size, align_corners=None) -> Tensor:
+    """Mirrors torch.affine_grid_generator: F.affine_grid, but a parsed function (a non-tensor
+    theta is torch's TypeError, where F.affine_grid's theta.is_floating_point() fails)."""
+    try:
+        return F.affine_grid(theta, size, align_corners)
+    except AttributeError:
+        _arg.tensor(theta, "affine_grid_generator", "theta", 1)
+        raise
+
+
+def _grid_sampler(op, ndim, input, grid, interpolation_mode, padding_mode, align_corners):
+    """F.grid_sample with ATen's enums, of an `ndim`-d input (any: 0), after `op`'s checks."""
+    try:
+        if ndim and input.ndim != ndim:
+            raise RuntimeError(f"{op}(): expected {ndim}D input, but got {list(input.shape)}")
+        return F.grid_sample(
+            input,
+            grid,
+            _GRID_MODES[interpolation_mode],
+            _GRID_PADDINGS[padding_mode],
+            align_corners,
+        )
+    except Exception:  # whatever an argument of the wrong type breaks: torch's parser first
+        _arg.tensor(input, op)
+        _arg.tensor(grid, op, "grid", 2)
+        _arg.integer(interpolation_mode, op, "interpolation_mode", 3)
+        _arg.integer(padding_mode, op, "padding_mode", 4)
+        _arg.boolean(align_corners, op, "align_corners", 5)
+        raise
+
+
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners) -> Tensor:
     """Mirrors torch.grid_sampler (F.grid_sample with ATen's enums)."""
-    return F.grid_sample(
-        input,
-        grid,
-        _GRID_MODES[interpolation_mode],
-        _GRID_PADDINGS[padding_mode],
-        align_corners,
+    return _grid_sampler(
+        "grid_sampler", 0, input, grid, interpolation_mode, padding_mode, align_corners
     )
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) -> Tensor:
     """Mirrors torch.grid_sampler_2d."""
-    if input.ndim != 4:
-        raise RuntimeError(f"grid_sampler_2d(): expected 4D input, but got {list(input.shape)}")
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+    return _grid_sampler(
+        "grid_sampler_2d", 4, input, grid, interpolation_mode, padding_mode, align_corners
+    )
 
 
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners) -> Tensor:
     """Mirrors torch.grid_sampler_3d."""
-    if input.ndim != 5:
-        raise RuntimeError(f"grid_sampler_3d(): expected 5D input, but got {list(input.shape)}")
-    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+    return _grid_sampler(
+        "grid_sampler_3d", 5, input, grid, interpolation_mode, padding_mode, align_corners
+    )
 
 
 # --- whole recurrent layers: ATen's flat parameter lists ---

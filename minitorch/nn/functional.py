@@ -47,8 +47,8 @@ from minitorch._ops.nn_kernels import common_softmax as _common_softmax
 from minitorch._ops.shape import TransposeT as _TransposeT
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
-from minitorch.autograd.composite import as_node, one_node
-from minitorch.autograd.function import fast_path, name_node, plain_result
+from minitorch.autograd.composite import as_node, one_node, saved_value, show_saved
+from minitorch.autograd.function import fast_path, name_node, plain_result, saved_uint64
 from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
@@ -484,7 +484,7 @@ def rrelu_(
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-@one_node("GluBackward0")
+@one_node("GluBackward0", saved=("input",), shows=True)  # torch's node saves self and dim
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the halves of input along dim. Mirrors torch.nn.functional.glu."""
     if not isinstance(input, Tensor):
@@ -503,6 +503,12 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.dtype in _dtype.HALF_FLOATS:  # in float32, rounded once (forward and backward)
         return (a.float() * _ops.sigmoid(b.float())).to(input.dtype)
     return a * _ops.sigmoid(b)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's: the dim as given, read back unsigned)
+    "GluBackward0",
+    {"self": saved_value(0), "dim": lambda node: saved_uint64(int(node.args.get("dim", -1)))},
+)
 
 
 # --- the softmax family ---

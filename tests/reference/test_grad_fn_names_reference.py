@@ -414,9 +414,9 @@ def _module_cases(lib):
     }
 
 
-# Accepted: torch's own composites with inner nodes minitorch lacks (cosine_similarity's clones,
-# bilinear's view, einsum's permutes).
-_MODULE_KNOWN = {"cos", "bilinear", "einsum"}
+# Accepted: torch's own composites with inner nodes minitorch lacks (bilinear's view, einsum's
+# permutes).
+_MODULE_KNOWN = {"bilinear", "einsum"}
 
 
 @pytest.mark.parametrize(

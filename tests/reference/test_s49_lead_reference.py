@@ -117,3 +117,39 @@ def test_cumprod_and_quantile_nodes_match_torch(call):
     assert got[:3] == want[:3]
     np.testing.assert_allclose(got[3], want[3], rtol=1e-12)
     np.testing.assert_allclose(got[4], want[4], rtol=1e-12)
+
+
+BINARY_NODES = {
+    "remainder": lambda lib, x, y: lib.remainder(x, y),
+    "remainder, other without grad": lambda lib, x, y: lib.remainder(x, y.detach()),
+    "remainder, self without grad": lambda lib, x, y: lib.remainder(x.detach(), y),
+    "div floor": lambda lib, x, y: lib.div(x, y, rounding_mode="floor"),
+    "div floor, other without grad": lambda lib, x, y: lib.div(
+        x, y.detach(), rounding_mode="floor"
+    ),
+    "div floor, self without grad": lambda lib, x, y: lib.div(x.detach(), y, rounding_mode="floor"),
+    "div trunc by a float": lambda lib, x, y: lib.div(x, 2.0, rounding_mode="trunc"),
+    "div trunc by an int": lambda lib, x, y: lib.div(x, 2, rounding_mode="trunc"),
+    "xlogy(x, 2.0)": lambda lib, x, y: lib.xlogy(x, 2.0),
+    "xlogy(2.0, y)": lambda lib, x, y: lib.xlogy(2.0, y),
+    "xlogy(x, y)": lambda lib, x, y: lib.xlogy(x, y.abs()),
+}
+
+
+def _binary_node(lib, call):
+    x = lib.tensor([[1.5, -2.0, 3.0]], dtype=lib.float64, requires_grad=True)
+    y = lib.tensor([[2.0, 0.5, -1.0]], dtype=lib.float64, requires_grad=True)
+    node = BINARY_NODES[call](lib, x, y).grad_fn
+    saved = {}
+    for k in dir(node):
+        if k.startswith("_saved_"):
+            v = getattr(node, k)
+            is_tensor = isinstance(v, (mt.Tensor, torch.Tensor))
+            saved[k] = (tuple(v.shape), str(v.dtype), v.tolist()) if is_tensor else v
+    edges = [None if f is None else f.name() for f, _ in node.next_functions]
+    return node.name(), saved, edges
+
+
+@pytest.mark.parametrize("call", list(BINARY_NODES))
+def test_binary_nodes_match_torch(call):
+    assert _binary_node(mt, call) == _binary_node(torch, call)
