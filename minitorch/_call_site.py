@@ -29,6 +29,7 @@ _PARSED_FUNCTIONAL = frozenset({
     "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "native_channel_shuffle", "one_hot",
     "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
     "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
+    "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell",
 })  # fmt: skip
 # torch.functional's Python functions that call their parsed op positionally (outside nn)
 _PYTHON_FUNCTIONS = frozenset({"cdist", "norm", "unique"})

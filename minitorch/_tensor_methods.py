@@ -2077,7 +2077,7 @@ class TensorMethods:
     def swapaxes(self, axis0=REQUIRED, axis1=REQUIRED, *extra):
         if extra or axis0 is REQUIRED or axis1 is REQUIRED:
             raise arity_error("swapaxes", extra, 2, axis0=axis0, axis1=axis1)
-        return _ops.transpose(self, axis0, axis1)
+        return _ops.swapaxes(self, axis0, axis1)  # (its errors name axis0/axis1, as torch's)
 
     def swapaxes_(self, axis0, axis1):
         return self.transpose_(axis0, axis1)

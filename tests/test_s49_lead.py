@@ -286,3 +286,67 @@ def test_xlogy_with_a_number_lists_the_tensors_edge_alone():
         assert [type(f).__name__ for f, _ in node.next_functions] == ["AccumulateGrad"]
     assert gradcheck(lambda t: torch.xlogy(t, 2.0) + torch.xlogy(3.0, t), (x,))
     assert gradgradcheck(lambda t: torch.xlogy(t, 2.0) + torch.xlogy(3.0, t), (x,))
+
+
+# --- torch's parser errors first: a wrongly typed argument before the op's own checks ---
+
+PARSER_FIRST = {
+    "x.cumprod_(dim=True, dtype=int64)": (
+        lambda x: x.cumprod_(dim=True, dtype=torch.int64),
+        "cumprod_(): argument 'dim' must be int, not bool",
+    ),
+    "x.cumprod_(None, dtype=int64)": (
+        lambda x: x.cumprod_(None, dtype=torch.int64),
+        "cumprod_(): argument 'dim' (position 1) must be int, not NoneType",
+    ),
+    "x.cumsum_(dim=True, dtype=int64)": (
+        lambda x: x.cumsum_(dim=True, dtype=torch.int64),
+        "cumsum_(): argument 'dim' must be int, not bool",
+    ),
+    "renorm(1-d, dim=True)": (
+        lambda x: torch.renorm(torch.ones(3), 1.5, dim=True, maxnorm=0.5),
+        "renorm(): argument 'dim' must be int, not bool",
+    ),
+    "renorm(1-d, 1.0)": (
+        lambda x: torch.renorm(torch.ones(3), 1.5, 1.0, 0.5),
+        "renorm(): argument 'dim' (position 3) must be int, not float",
+    ),
+    "x.swapaxes(1, 1.0)": (
+        lambda x: x.swapaxes(1, 1.0),
+        "swapaxes(): argument 'axis1' (position 2) must be int, not float",
+    ),
+    "x.swapaxes(axis0=1, axis1=True)": (
+        lambda x: x.swapaxes(axis0=1, axis1=True),
+        "swapaxes(): argument 'axis1' must be int, not bool",
+    ),
+    "lstm_cell(..., b_hh=1)": (
+        lambda x: torch.lstm_cell(
+            torch.ones(2, 3), (torch.ones(2, 4),) * 2, torch.ones(16, 3), torch.ones(16, 4), b_hh=1
+        ),
+        "lstm_cell(): argument 'b_hh' must be Tensor, not int",
+    ),
+    "rnn_tanh_cell(..., b_ih=3)": (
+        lambda x: torch.rnn_tanh_cell(
+            torch.ones(2, 3), torch.ones(2, 4), torch.ones(4, 3), torch.ones(4, 4), b_ih=3
+        ),
+        "rnn_tanh_cell(): argument 'b_ih' must be Tensor, not int",
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(PARSER_FIRST))
+def test_a_wrongly_typed_argument_is_refused_first(call):
+    fn, message = PARSER_FIRST[call]
+    with pytest.raises(TypeError) as info:
+        fn(torch.ones(2, 3, dtype=torch.float64))
+    assert str(info.value) == message
+
+
+def test_the_same_calls_well_typed():
+    x = torch.ones(2, 3, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="Bad in-place call"):  # the dtype check, then
+        x.cumprod_(1, dtype=torch.int64)
+    assert x.swapaxes(0, 1).shape == (3, 2) and x.swapaxes(0, 1).grad_fn is None
+    y = x.clone().requires_grad_()
+    assert y.swapaxes(-1, 0).grad_fn.name() == "TransposeBackward0"
+    assert y.swapaxes(-1, 0).grad_fn._saved_dim0 == 2**64 - 1

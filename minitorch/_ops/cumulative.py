@@ -687,6 +687,8 @@ def _cumulative_inplace(fn, name: str):
         from minitorch._ops.pointwise_binary import _CPP_NAMES
 
         if dtype is not None and _dtype.to_dtype(dtype, name) is not self.dtype:
+            if dim is not _MISSING and dim.__class__ is not int:  # torch's parser: this first
+                check_int(name, dim, "dim", 1)
             have, want = self.dtype, _dtype.to_dtype(dtype, name)
             raise RuntimeError(
                 f"Bad in-place call: input tensor dtype {_CPP_NAMES.get(str(have)[6:])} and "

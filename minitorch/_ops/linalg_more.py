@@ -446,6 +446,8 @@ def renorm(input=REQUIRED, p=REQUIRED, dim=REQUIRED, maxnorm=REQUIRED, *extra, o
         shown = int(maxnorm) if float(maxnorm).is_integer() else maxnorm  # torch's Scalar print
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {shown}")
     if input.ndim <= 1:
+        if dim.__class__ is not int:  # torch's parser reads dim's type first
+            check_int("renorm", dim, "dim", 3)
         raise RuntimeError(
             f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
         )
