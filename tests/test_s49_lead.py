@@ -350,3 +350,31 @@ def test_the_same_calls_well_typed():
     y = x.clone().requires_grad_()
     assert y.swapaxes(-1, 0).grad_fn.name() == "TransposeBackward0"
     assert y.swapaxes(-1, 0).grad_fn._saved_dim0 == 2**64 - 1
+
+
+# --- the nodes of Scalar overloads (scalar_node): the number alone, as given ---
+
+
+def test_scalar_overload_nodes_show_their_number_alone():
+    x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 0.25, -1.0]], dtype=torch.float64)
+    x.requires_grad_()
+    half = torch.special.ndtr(x).grad_fn  # (erf(x * sqrt(1/2)) + 1) * 0.5
+    assert half.name() == "MulBackward1" and half._saved_other == 0.5
+    assert type(half._saved_other) is float
+    assert [n for n in dir(half) if "saved" in n] == ["_saved_other"]
+    for hidden in ("_raw_saved_other", "_saved_self", "_raw_saved_self"):
+        with pytest.raises(AttributeError):
+            getattr(half, hidden)
+    plus = half.next_functions[0][0]
+    assert plus.name() == "AddBackward1" and not [n for n in dir(plus) if "saved" in n]
+    with pytest.raises(AttributeError):
+        _ = plus._saved_alpha
+    spacing = torch.trapezoid(x).grad_fn  # (sum - (first + last) * 0.5) * dx, dx 1 by default
+    assert spacing.name() == "MulBackward1" and spacing._saved_other == 1
+    # the ordinary nodes of the same ops are untouched: a 0-d tensor, raw entries, self
+    node = (x * 0.5).grad_fn
+    assert node.name() == "MulBackward0" and node._saved_other.item() == 0.5
+    assert node._saved_self is None and node._raw_saved_other is not None
+    assert (x + 1).grad_fn._saved_alpha == 1
+    # and the gradients through them
+    assert gradcheck(torch.special.ndtr, (x,)) and gradgradcheck(torch.special.ndtr, (x,))

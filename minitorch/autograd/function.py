@@ -159,6 +159,8 @@ class Node:
         # not answer (NOTE [ Saved values as attributes ])
         keys = [n for n in _saved_keys(type(self)._fn) if not _saved_shown(self, n)]
         hidden = {f"_saved_{n}" for n in keys} | {f"_raw_saved_{n}" for n in keys}
+        if _of_a_scalar(self):  # its number is no SavedTensor
+            hidden.add("_raw_saved_other")
         if type(self).__dict__.get("_regenerated_view"):  # its own geometry stays listed
             hidden -= _VIEW_GEOMETRY  # (NOTE [ The node of a regenerated view ])
         names = [n for n in super().__dir__() if n not in hidden]
@@ -613,7 +615,7 @@ class _SavedAttr:
         if node is None:
             return self
         key = self.key
-        if _saved_shown(node, key):
+        if _saved_shown(node, key) and not (self.raw and _of_a_scalar(node)):
             fn = type(node)._fn
             names = getattr(fn, "_saved_names", ())
             if self.raw:
@@ -632,7 +634,8 @@ class _SavedAttr:
                     return attr(node) if callable(attr) else node.__dict__[attr]
                 if key in names:
                     value = node._stored_tensors[names.index(key)]
-                    if isinstance(value, (bool, int, float)):  # torch saves x * 2's 2 as a tensor
+                    if isinstance(value, (bool, int, float)) and not _of_a_scalar(node):
+                        # torch saves x * 2's 2 as a tensor (a Scalar overload's as it is)
                         import minitorch
 
                         dt = minitorch.float64 if isinstance(value, float) else None
@@ -659,6 +662,8 @@ def _saved_shown(node, key: str) -> bool:
     (Clamp's ClampMinBackward0 saves no max) lists each name's keys in _saved_shown."""
     if type(node).__dict__.get("_regenerated_view"):  # NOTE [ The node of a regenerated view ]
         return False
+    if _of_a_scalar(node):  # (scalar_node's) the number alone, as torch's Scalar overloads
+        return key == "other"
     shown = getattr(type(node)._fn, "_saved_shown", None)
     if shown is None:
         return True
@@ -2458,11 +2463,21 @@ def name_node(out, name: str, inputs=(), shown=None):
 def scalar_node(out):
     """out = a tensor op a Python number, as torch's kernels compute it with a Scalar operand
     (an eps added, a loss scaled): its node is the op's Backward1 (AddBackward1, MulBackward1,
-    DivBackward1), listing the tensor alone; see NOTE [ Composite node names ]."""
+    DivBackward1), listing the tensor alone and showing the number as its _saved_other (Mul's and
+    Div's; Add's and Sub's show nothing), as given; see NOTE [ Composite node names ]."""
     fn = getattr(out, "_grad_fn", None)
     if fn is None or fn.__class__ is AccumulateGrad:
         return out
-    return name_node(out, type(fn).__name__.replace("Backward0", "Backward1"), shown=(0,))
+    name_node(out, type(fn).__name__.replace("Backward0", "Backward1"), shown=(0,))
+    cls = type(fn)
+    if "_scalar_operand" not in cls.__dict__:
+        cls._scalar_operand = True
+    return out
+
+
+def _of_a_scalar(node) -> bool:
+    """Whether node is a Scalar overload's (scalar_node's): what it shows, see there."""
+    return type(node).__dict__.get("_scalar_operand", False)
 
 
 def named(name: str):

@@ -153,3 +153,40 @@ def _binary_node(lib, call):
 @pytest.mark.parametrize("call", list(BINARY_NODES))
 def test_binary_nodes_match_torch(call):
     assert _binary_node(mt, call) == _binary_node(torch, call)
+
+
+# (torch's gradient divides by a float spacing, its rms_norm and margin_ranking_loss have no
+# AddBackward1: other graphs, left out)
+SCALAR_COMPOSITES = {
+    "special.ndtr": lambda lib, x: lib.special.ndtr(x),
+    "pairwise_distance": lambda lib, x: lib.nn.functional.pairwise_distance(x, x * 2),
+    "cross_entropy label_smoothing": lambda lib, x: lib.nn.functional.cross_entropy(
+        x, lib.tensor([0, 2]), label_smoothing=0.1
+    ),
+    "trapezoid": lambda lib, x: lib.trapezoid(x),
+}
+
+
+def _scalar_nodes(lib, call):
+    """The Add/Sub/Mul/DivBackward1 nodes of a graph: name, attributes listed, their values."""
+    x = lib.tensor([[1.5, -2.0, 3.0], [0.5, 0.25, -1.0]], dtype=lib.float64, requires_grad=True)
+    # (torch makes a node's Python object afresh on each access: the objects seen are kept, so
+    # that an id is not reused)
+    seen, kept, found, stack = set(), [], [], [SCALAR_COMPOSITES[call](lib, x).grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        kept.append(node)
+        if node.name() in ("AddBackward1", "SubBackward1", "MulBackward1", "DivBackward1"):
+            names = [n for n in dir(node) if "saved" in n]
+            found.append((node.name(), names, [getattr(node, n) for n in names]))
+        stack.extend(f for f, _ in node.next_functions)
+    return found
+
+
+@pytest.mark.parametrize("call", list(SCALAR_COMPOSITES))
+def test_scalar_overload_nodes_match_torch(call):
+    got, want = _scalar_nodes(mt, call), _scalar_nodes(torch, call)
+    assert want and got == want
