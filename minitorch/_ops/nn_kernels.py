@@ -33,6 +33,7 @@ from minitorch._ops.reduction import (
     _MISSING,
     Mean,
     _accumulate_dtype,
+    _clip,
     _const,
     _gemv_sum,
     expand_back,
@@ -563,12 +564,6 @@ def _clamped_log1m(xp, a):
 
 
 _INF = float("inf")
-
-
-def _clip(xp):
-    """xp.clip, or on the CPU the ufunc it calls for a float array between two number bounds
-    (the same values without np.clip's two Python frames)."""
-    return _CPU.backend.clip_ufunc if xp is _CPU_XP else xp.clip
 
 
 def _bce_input_grad(xp, g, a, b, w):

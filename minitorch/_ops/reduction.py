@@ -1757,11 +1757,16 @@ def _finite_shift(xp, m):
     big = _FINITE_MAX.get(dt)
     if big is None:
         big = _FINITE_MAX[dt] = float(xp.finfo(dt).max)
-    clip = _CPU.backend.clip_ufunc if xp is _CPU_XP else xp.clip  # (nn_kernels._clip)
-    return clip(m, -big, big)
+    return _clip(xp)(m, -big, big)
 
 
 _FINITE_MAX = {}  # a float dtype -> its largest finite value, as a Python float
+
+
+def _clip(xp):
+    """xp.clip, or on the CPU the ufunc it calls for a float array between two number bounds
+    (the same values without np.clip's two Python frames)."""
+    return _CPU.backend.clip_ufunc if xp is _CPU_XP else xp.clip
 
 
 # NOTE [ logsumexp's roundings ]
