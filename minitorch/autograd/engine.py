@@ -16,6 +16,7 @@ from minitorch._dtype import checked_type_name
 from minitorch._tensor import Size, Tensor, _make
 from minitorch.autograd.function import (
     _FREED,
+    ACC_PRIO,
     AccumulateGrad,
     _edge,
     _next_prio,
@@ -496,6 +497,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     # outputs (see _put).
     buffers = {}
     root_nodes = []
+    leaf_root = False
     for t, g in zip(roots, root_grads, strict=True):
         try:
             node, nr = _edge(t)
@@ -505,31 +507,41 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             node, nr = t
         if node not in buffers:
             root_nodes.append(node)
+            if node._prio == ACC_PRIO:
+                leaf_root = True
         _put(buffers, node, nr, g, _operator.add)
-    deps = _dependencies(root_nodes)
-    run = None if targets is None else _executable(root_nodes, deps, targets, capture is None)
-
+    # the common node's path (NOTE [ Data-level backward ])
+    data = DATA_BACKWARD and not create_graph and not state.anomaly and targets is None
     keep = None  # the nodes run, when their freeing waits for the samples' loop
     if state.sample_loop is not None and not retain_graph:
         retain_graph = True  # NOTE [ Graphs shared by vmap's samples ]
         keep = []
+    if data and keep is None and not leaf_root:  # NOTE [ The data walk ]
+        deps = run = None
+    else:
+        deps = _dependencies(root_nodes)
+        run = None if targets is None else _executable(root_nodes, deps, targets, capture is None)
     prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
-    state.graph_task = _GraphTask(deps, run, targets, capture)
-    # the common node's path (NOTE [ Data-level backward ])
-    data = DATA_BACKWARD and not create_graph and not state.anomaly and targets is None
+    state.graph_task = _GraphTask(root_nodes, deps, run, targets, capture)
     try:
         ready = []
-        for n in root_nodes:
-            if deps.get(n, 0) == 0:
-                push_ready(ready, n)
+        declined = None  # a node whose data-level backward declined in _walk_data
+        if deps is None:
+            left = _walk_data(root_nodes, buffers, retain_graph)
+            if left is not None:  # a node the data walk does not run: the general loop goes on
+                deps, ready, declined = left
+        else:
+            for n in root_nodes:
+                if deps.get(n, 0) == 0:
+                    push_ready(ready, n)
         tried = False  # the node's data-level backward declined: set for _run_node, then reset
         while ready:
             node = _heappop(ready)[1]
             grads = buffers.pop(node, None)
             if grads is not None and node._n_out == 1:
                 if data and node._data_bw is not None and not node._hooked:  # no hooks at all
-                    if _run_data_node(node, grads, deps, ready, buffers):
+                    if node is not declined and _run_data_node(node, grads, deps, ready, buffers):
                         if not retain_graph:
                             if node._saved.__class__ is tuple:
                                 node._saved = _FREED  # NOTE [ Kept saved values ]
@@ -599,6 +611,191 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             _release(keep, state.sample_loop)
 
 
+# NOTE [ The data walk ]
+# The common backward (loss.backward() of a training step: no create_graph, no inputs=, no
+# anomaly mode, no vmap) runs in _walk_data, which does not count each node's incoming edges
+# first (torch's engine, and _run's general loop, count them in a walk of their own: with the
+# bookkeeping of the counts, about a sixth of a small step's Python). The nodes reached wait in
+# a heap on their numbers (NOTE [ Walk order ]), the newest first, and a node goes on the heap
+# when the first gradient reaches it. Once a node is the newest on the heap, every node that
+# feeds it a gradient has run: each of them is newer than it (a node is made after the nodes
+# it takes gradients from), and one not yet run would have a path from a root whose first node
+# not yet run is on the heap and newer still. So the walk runs the nodes in the order of the
+# counting walk, and each sees the sum of all its gradients. An accumulator, numbered below
+# every node, would come off the heap at once: the walk keeps the leaves aside and
+# accumulates them after its last node (torch runs each as soon as its gradient is complete;
+# with no hooks on the leaves the order is not seen and .grad gets the same sums; a leaf's
+# gradient buffer is held until then, which costs a parameter-sized array where .grad already
+# holds one). A backward that raises part-way still accumulates the leaves that no node left to
+# run feeds, as torch's has by then. A node the walk does not run (hooks, several outputs, a
+# Tensor-only backward or one its data-level backward declines, a leaf with hooks or a hooked
+# accumulator, a node no gradient reached) hands the rest of the graph to _run's general loop:
+# the edges left are counted from the nodes reached and not yet run, and the loop goes on from
+# there. A node reached only by None gradients holds _NO_GRAD in its buffer meanwhile.
+# _GraphTask.deps, which hooks and checkpointing may ask for, is counted when asked.
+# tests/test_s50_lead.py holds the order to the counting walk's and the gradients to the Tensor
+# formulas'; tests/reference/test_s50_lead_reference.py the hooks' order to torch's.
+_NO_GRAD = object()
+_np_ndarray = _np.ndarray
+
+
+def _reused_refs():
+    buffers = {0: _np.empty(1)}
+    grad = buffers.pop(0, None)
+    return sys.getrefcount(grad)
+
+
+_WALK_GRAD_REFS = _reused_refs()  # NOTE [ Reused gradients ], for a gradient _walk_data holds
+
+
+def _walk_data(roots, buffers, retain_graph):
+    """Runs the backward from `roots` (whose gradients are in `buffers`) while every node can go
+    the data-level way (NOTE [ The data walk ]); None when it ran them all, else (deps, ready,
+    declined) for _run's general loop (`declined`: a node whose data-level backward declined,
+    to run its Tensor formula)."""
+    heap = []
+    for n in roots:
+        _heappush(heap, (n._prio, n))
+    leaves = []
+    node = None
+    try:
+        while heap:
+            node = _heappop(heap)[1]
+            grad = buffers.pop(node, None)
+            bw = node._data_bw
+            if bw is None or node._hooked:
+                return _to_general(node, grad, heap, leaves, buffers, None)
+            if grad.__class__ is _np_ndarray:
+                if (
+                    node._data_bw_owned is not None
+                    and grad.size >= _REUSE_MIN
+                    and grad.base is None
+                    and sys.getrefcount(grad) <= _WALK_GRAD_REFS
+                ):
+                    res = node._data_bw_owned(grad)  # NOTE [ Reused gradients ]
+                else:
+                    res = bw(grad)
+            elif grad.__class__ is Tensor:
+                res = bw(grad._data)
+            elif grad is None or grad is _NO_GRAD or grad.__class__ is list:  # (a list: the
+                return _to_general(node, grad, heap, leaves, buffers, None)  # node's outputs')
+            else:  # a device's array
+                res = bw(grad)
+            if res.__class__ is not tuple:  # (an op with two or more inputs returns a tuple)
+                if res is NotImplemented:
+                    return _to_general(node, grad, heap, leaves, buffers, node)
+                res = (res,)
+            nxt = node._next
+            dev = node._out_device
+            cls = dev.backend.array_cls
+            try:  # (zip checks the counts: a try costs nothing until it raises)
+                for e, r, meta in zip(nxt, res, node._in_meta, strict=True):
+                    if e is None:
+                        continue
+                    child = e[0]
+                    if r is None:
+                        if child not in buffers:
+                            buffers[child] = _NO_GRAD
+                            _reach(child, heap, leaves)
+                        continue
+                    if r.__class__ is not cls:
+                        r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
+                    if (r.shape, r.dtype) != meta:  # meta: the input's (shape, dtype)
+                        r = _conform_data(r, meta, node, nxt.index(e), dev)
+                    if child._takes_arrays:  # (one output: Node._takes_arrays) _put, inlined
+                        old = buffers.get(child)
+                        if old is None:
+                            buffers[child] = r
+                            if child.__class__ is AccumulateGrad:
+                                leaf = child._variable()
+                                if leaf is None or (
+                                    leaf._hooks is None
+                                    and not leaf.__dict__.get("_post_acc_hooks")
+                                ):
+                                    leaves.append(child)
+                                    continue
+                            _heappush(heap, (child._prio, child))
+                        elif old is _NO_GRAD:
+                            buffers[child] = r
+                        else:
+                            r = (old._data if old.__class__ is Tensor else old) + r
+                            if r.__class__ is not cls:
+                                r = dev.backend.xp.asarray(r)
+                            buffers[child] = r
+                    else:  # a node that takes Tensors, or has more outputs (a list of Tensors)
+                        old = buffers.get(child)
+                        if old is None:
+                            _reach(child, heap, leaves)
+                        elif old is _NO_GRAD:
+                            del buffers[child]
+                        _put(buffers, child, e[1], _make(r, dev, False, None), _sum_grads)
+            except ValueError:
+                if len(res) == len(nxt):
+                    raise
+                _trim(node, res, len(nxt))  # extra Nones pass (their edges were all routed)
+            if not retain_graph:
+                if node._saved.__class__ is tuple:
+                    node._saved = _FREED  # NOTE [ Kept saved values ]
+            res = r = None  # (the buffers alone hold the gradients: NOTE [ Reused gradients ])
+    except BaseException:
+        # as torch's engine, which has run each accumulator as soon as its gradient was
+        # complete, the leaves no node left to run feeds keep their gradients
+        if leaves:
+            frontier = [] if node is None else [node]
+            deps = _dependencies(frontier + [entry[1] for entry in heap] + leaves)
+            res = r = grad = None
+            _accumulate_leaves([acc for acc in leaves if deps[acc] == 0], buffers)
+        raise
+    grad = None
+    _accumulate_leaves(leaves, buffers)
+    return None
+
+
+def _accumulate_leaves(leaves, buffers):
+    """The data walk's accumulations, after its last node (NOTE [ The data walk ])."""
+    for acc in leaves:
+        g = buffers.pop(acc)
+        if g is _NO_GRAD:
+            _undefined_leaf(acc, True)  # NOTE [ Nodes no gradient reached ]
+        elif g.__class__ is Tensor or not _accumulate_data(acc, g):
+            leaf = acc._variable()
+            if leaf is not None:
+                if g.__class__ is not Tensor:
+                    g = _make(g, leaf._device, False, None)
+                _accumulate(acc, g, False, leaf)
+
+
+def _reach(child, heap, leaves):
+    """Puts a node the data walk reached for the first time on its heap (a plain accumulator
+    of a leaf without hooks in `leaves`)."""
+    if child.__class__ is AccumulateGrad:
+        leaf = child._variable()
+        if leaf is None or (leaf._hooks is None and not leaf.__dict__.get("_post_acc_hooks")):
+            leaves.append(child)
+            return
+    _heappush(heap, (child._prio, child))
+
+
+def _to_general(node, grad, heap, leaves, buffers, declined):
+    """The state _run's general loop goes on from, where the data walk stops at `node` (popped
+    with its gradient `grad`): its edges counted from the nodes reached and not yet run, and the
+    ready ones on its heap (NOTE [ The data walk ])."""
+    if grad is not None and grad is not _NO_GRAD:
+        buffers[node] = grad
+    frontier = [node]
+    frontier += [entry[1] for entry in heap]
+    frontier += leaves
+    for n in frontier:
+        if buffers.get(n) is _NO_GRAD:
+            del buffers[n]  # the general loop's empty buffer (NOTE [ Nodes no gradient reached ])
+    deps = _dependencies(frontier)
+    ready = []
+    for n in frontier:
+        if deps[n] == 0:
+            push_ready(ready, n)
+    return deps, ready, declined
+
+
 # NOTE [ Graphs shared by vmap's samples ]
 # torch's vmap runs its function once on batched tensors, so `vmap(lambda v: autograd.grad(y, x,
 # v))(vs)` walks y's graph once and may free it. minitorch's vmap runs the function once per
@@ -653,14 +850,22 @@ class _GraphTask:
     hooks): the nodes it reaches, those it runs when `inputs` were given, and those inputs;
     `capture` is not None in autograd.grad (which fills no .grad)."""
 
-    __slots__ = ("deps", "run", "targets", "capture", "callbacks", "__weakref__")
+    __slots__ = ("roots", "_reached", "run", "targets", "capture", "callbacks", "__weakref__")
 
-    def __init__(self, deps, run, targets, capture):
-        self.deps = deps
+    def __init__(self, roots, deps, run, targets, capture):
+        self.roots = roots
+        self._reached = deps  # None until asked for, where the data walk runs without it
         self.run = run
         self.targets = targets
         self.capture = capture
         self.callbacks = None  # queue_callback's functions, run when the walk is done
+
+    @property
+    def deps(self) -> dict:
+        """The nodes this backward reaches (keys; their counts of incoming edges, values)."""
+        if self._reached is None:
+            self._reached = _dependencies(self.roots)
+        return self._reached
 
     def will_execute(self, node) -> bool:
         """Whether this backward runs `node` (a tensor's grad_fn or AccumulateGrad)."""

@@ -65,7 +65,9 @@ class DeviceType(enum.Enum):
 # _run_data_node: NOTE [ Data-level backward ] in minitorch/autograd/engine.py). While
 # at least one profile is active, both are replaced by recording wrappers (apply on the base
 # class, which every op inherits; _run_node in the module globals the engine and the composite
-# nodes read it from); when the last profile exits, the original objects are put back exactly.
+# nodes read it from), and engine._walk_data, which runs the common nodes inline, by one that
+# leaves them all to the general loop; when the last profile exits, the original objects are
+# put back exactly.
 # With no profile active the per-op path is the original code: no flag is tested anywhere.
 # An event is shared by every profile active when it opens; each profile keeps the events it saw.
 
@@ -180,6 +182,18 @@ def _make_run_node(orig, one_grad=False):
     return run_node
 
 
+def _counted_walk(roots, buffers, retain_graph):
+    """engine._walk_data while profiling: no node runs inline, the general loop runs them all
+    (through the wrapped _run_data_node and _run_node), from the roots (NOTE [ The data walk ]
+    in minitorch/autograd/engine.py)."""
+    deps = engine._dependencies(roots)
+    ready = []
+    for n in roots:
+        if deps[n] == 0:
+            engine.push_ready(ready, n)
+    return deps, ready, None
+
+
 def _want(flag: str) -> bool:
     return any(getattr(p, flag) for p in _active)
 
@@ -192,6 +206,8 @@ def _install():
     engine._run_node = _make_run_node(engine._run_node)
     _saved["engine_data"] = engine._run_data_node
     engine._run_data_node = _make_run_node(engine._run_data_node, one_grad=True)
+    _saved["engine_walk"] = engine._walk_data
+    engine._walk_data = _counted_walk
     composite = sys.modules.get("minitorch.autograd.composite")
     if composite is not None:
         _saved["composite"] = composite._run_node
@@ -203,6 +219,7 @@ def _uninstall():
     function.pause_fast_path(False)
     engine._run_node = _saved.pop("engine")
     engine._run_data_node = _saved.pop("engine_data")
+    engine._walk_data = _saved.pop("engine_walk")
     composite = sys.modules.get("minitorch.autograd.composite")
     if "composite" in _saved:
         composite._run_node = _saved.pop("composite")
