@@ -1216,11 +1216,18 @@ def _conform(g, meta, node, i):
     return g
 
 
+_FIRST_DIM = (0,)
+
+
 def _conform_data(r, meta, node, i, dev):
     """_conform of an array gradient, where no graph is being built."""
     shape, dtype = meta
-    if r.shape != shape:
-        lead, ones = _broadcast_dims(r.shape, shape, node, i)
+    rs = r.shape
+    if rs != shape:
+        if len(rs) == len(shape) + 1 and rs[1:] == shape:  # a bias over a batch, inlined
+            r = sum_kernel(dev.backend.xp, r, _FIRST_DIM, False)
+            return r if r.dtype == dtype else _conform_data(r, meta, node, i, dev)
+        lead, ones = _broadcast_dims(rs, shape, node, i)
         xp = dev.backend.xp
         if not ones:  # only leading dims to drop (a bias over a batch): the sum has the shape
             r = sum_kernel(xp, r, tuple(range(lead)), False)
