@@ -1083,7 +1083,8 @@ def _check_custom_grads(node, grad_inputs) -> tuple:
 # the same formula on the gradients' and saved tensors' arrays (ctx._stored_arrays()), usually the
 # fused backward Function's own kernel. The engine calls it when grad mode is off in backward
 # (not under anomaly mode, which checks the Tensor formulas' results) and wraps what it returns;
-# a common node (one output, no hooks) goes through _run_data_node, which routes the arrays
+# a common node (one output, no hooks) goes through _walk_data (NOTE [ The data walk ]) or, in
+# the general loop, _run_data_node, which route the arrays
 # without the general path's checks and makes no Tensor per gradient: arrays stay arrays from
 # one such node to the next and become a Tensor at a leaf (or at a node that runs its Tensor
 # backward). An op returns NotImplemented for a case it leaves to its Tensor formula. A
@@ -1100,8 +1101,9 @@ DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the
 # of anything), the op may write its result into it: `_backward_data_owned(ctx, grad)`. On big
 # arrays that saves the new array's memory traffic, ~35% of such a pass ((256, 512) float32:
 # 83 -> 46 us; (64, 16, 28, 28): 765 -> 496 us). "The walk alone holds it" is read from its
-# reference count, calibrated at import for the call shape of _run and _run_data_node: the
-# buffer's value popped into _run's local, passed on. Only host arrays (the strict test device
+# reference count, calibrated at import for the call shape of _run and _run_data_node (the
+# buffer's value popped into _run's local, passed on) and for _walk_data (popped into its own
+# local, which drops the last node's results first). Only host arrays (the strict test device
 # wraps arrays that other wrappers may share) from _REUSE_MIN elements (below, the array is in
 # cache and the allocation cheap).
 _REUSE_MIN = 1 << 14
