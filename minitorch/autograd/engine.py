@@ -705,7 +705,7 @@ def _walk_data(roots, buffers, retain_graph):
                     if child._takes_arrays:  # (one output: Node._takes_arrays) _put, inlined
                         old = buffers.get(child)
                         if old is None:
-                            buffers[child] = r
+                            buffers[child] = r  # the first gradient to reach it: _reach, inlined
                             if child.__class__ is AccumulateGrad:
                                 leaf = child._variable()
                                 if leaf is None or (
