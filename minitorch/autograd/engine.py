@@ -639,13 +639,13 @@ _NO_GRAD = object()
 _np_ndarray = _np.ndarray
 
 
-def _reused_refs():
+def _calibrate_walk_reuse():
     buffers = {0: _np.empty(1)}
     grad = buffers.pop(0, None)
     return sys.getrefcount(grad)
 
 
-_WALK_GRAD_REFS = _reused_refs()  # NOTE [ Reused gradients ], for a gradient _walk_data holds
+_WALK_GRAD_REFS = _calibrate_walk_reuse()  # NOTE [ Reused gradients ], in _walk_data
 
 
 def _walk_data(roots, buffers, retain_graph):
