@@ -202,3 +202,42 @@ def test_will_execute_counts_the_graph_when_asked():
     Probe.apply(x.exp(), y).sum().backward()
     assert asked == [((True, True), True), True]
     np.testing.assert_allclose(x.grad.numpy(), np.exp(1.0) * np.ones(2))
+
+
+# --- autograd.grad and backward(inputs=) route arrays between common nodes too ---
+
+
+def _mlp_loss(seed):
+    torch.manual_seed(seed)
+    x = torch.randn(8, 6, dtype=torch.float64)
+    w1 = torch.randn(6, 5, dtype=torch.float64, requires_grad=True)
+    b1 = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    w2 = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+    h = torch.relu(x @ w1 + b1)
+    return (h @ w2).logsumexp(dim=1).mean(), (w1, b1, w2), h
+
+
+@pytest.mark.parametrize("which", ["leaves", "some_leaves", "a_non_leaf", "backward_inputs"])
+def test_inputs_given_route_arrays_with_the_tensor_formulas_bits(monkeypatch, which):
+    def run(data_path):
+        monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+        loss, (w1, b1, w2), h = _mlp_loss(3)
+        if which == "backward_inputs":
+            h.retain_grad()
+            loss.backward(inputs=[w1, h])
+            return [w1.grad, h.grad], b1.grad
+        inputs = {"leaves": [w1, b1, w2], "some_leaves": [b1], "a_non_leaf": [h, w1]}[which]
+        return list(torch.autograd.grad(loss, inputs)), b1.grad
+
+    routed = []
+    real = engine._run_data_node
+    monkeypatch.setattr(
+        engine, "_run_data_node", lambda node, *a: routed.append(node) or real(node, *a)
+    )
+    got, b1_grad = run(True)
+    assert routed, "no node ran on arrays"
+    assert b1_grad is None  # no .grad where none was asked for
+    want, _ = run(False)
+    for g, w in zip(got, want, strict=True):
+        assert g.__class__ is torch.Tensor and not g.requires_grad
+        np.testing.assert_array_equal(g.numpy(), w.numpy())

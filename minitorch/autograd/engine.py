@@ -511,16 +511,19 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 leaf_root = True
         _put(buffers, node, nr, g, _operator.add)
     # the common node's path (NOTE [ Data-level backward ])
-    data = DATA_BACKWARD and not create_graph and not state.anomaly and targets is None
+    data = DATA_BACKWARD and not create_graph and not state.anomaly
     keep = None  # the nodes run, when their freeing waits for the samples' loop
     if state.sample_loop is not None and not retain_graph:
         retain_graph = True  # NOTE [ Graphs shared by vmap's samples ]
         keep = []
-    if data and keep is None and not leaf_root:  # NOTE [ The data walk ]
+    direct = None  # with inputs given, the nodes that run and whose gradients no input reads
+    if data and targets is None and keep is None and not leaf_root:  # NOTE [ The data walk ]
         deps = run = None
     else:
         deps = _dependencies(root_nodes)
         run = None if targets is None else _executable(root_nodes, deps, targets, capture is None)
+        if run is not None:
+            direct = run.difference([e[0] for e in targets])
     prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
     state.graph_task = _GraphTask(root_nodes, deps, run, targets, capture)
@@ -540,7 +543,12 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             node = _heappop(ready)[1]
             grads = buffers.pop(node, None)
             if grads is not None and node._n_out == 1:
-                if data and node._data_bw is not None and not node._hooked:  # no hooks at all
+                if (
+                    data
+                    and node._data_bw is not None
+                    and not node._hooked  # no hooks at all
+                    and (direct is None or node in direct)
+                ):
                     if node is not declined and _run_data_node(node, grads, deps, ready, buffers):
                         if not retain_graph:
                             if node._saved.__class__ is tuple:
@@ -549,7 +557,12 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                             keep.append(node)
                         continue
                     tried = True
-                elif data and node.__class__ is AccumulateGrad and grads.__class__ is not Tensor:
+                elif (
+                    data
+                    and node.__class__ is AccumulateGrad
+                    and grads.__class__ is not Tensor
+                    and targets is None
+                ):
                     if _accumulate_data(node, grads):  # a leaf's array from _run_data_node
                         continue
                 grads = [grads]
@@ -557,6 +570,8 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if targets is not None:
                 if grads is None:  # NOTE [ Nodes no gradient reached ]
                     grads = [None] * node._n_out
+                elif data:
+                    grads = _as_tensors(node, grads)  # (arrays _run_data_node left)
                 # A captured gradient is the one the tensor's hooks return, as in torch; the
                 # node's own pre-hooks run only when the node does (see _executable).
                 if node._pre_hooks is not None or node._retains is not None:
@@ -1090,7 +1105,9 @@ def _check_custom_grads(node, grad_inputs) -> tuple:
 # backward). An op returns NotImplemented for a case it leaves to its Tensor formula. A
 # first-order gradcheck runs `_backward_data`, a second-order one `backward`, and
 # tests/ops/test_data_backward.py compares the two on the op table, through backward() and
-# through autograd.grad (whose walk wraps each node's results in Tensors).
+# through autograd.grad. Where inputs are given (autograd.grad, backward(inputs=)), the nodes
+# the walk runs route arrays too, but for those whose gradients an input reads (`direct` in
+# _run): those see Tensors, as does what they capture (tests/test_s50_lead.py).
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
 
@@ -1202,7 +1219,13 @@ def _as_tensors(node, grads):
             break
     else:
         return grads
-    dev = node._out_device
+    if isinstance(node, AccumulateGrad):  # (an input's, whose gradient autograd.grad reads)
+        leaf = node._variable()
+        if leaf is None:
+            return grads
+        dev = leaf._device
+    else:
+        dev = node._out_device
     return [g if g is None or g.__class__ is Tensor else _make(g, dev, False, None) for g in grads]
 
 
