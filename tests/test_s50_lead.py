@@ -168,6 +168,25 @@ def test_a_leaf_with_hooks_runs_where_torch_runs_it():
     np.testing.assert_allclose(b.grad.numpy(), (ea * a.detach().numpy()).sum(0) + 2)
 
 
+def test_a_hooked_leaf_accumulates_before_older_nodes_run(monkeypatch):
+    # a's gradient is complete after the two newest nodes: torch accumulates it (and runs its
+    # hook) before the older exp node runs; the walk must not defer such a leaf to its end
+    torch.manual_seed(4)
+    a = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    t = b.exp()
+    loss = (t * 3).sum() + (a * 2).sum()
+    order = []
+    exp_cls = type(t.grad_fn)
+    original = exp_cls._data_bw
+    monkeypatch.setattr(exp_cls, "_data_bw", lambda ctx, g: order.append("exp") or original(ctx, g))
+    a.register_post_accumulate_grad_hook(lambda p: order.append("a"))
+    loss.backward()
+    assert order == ["a", "exp"]
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(3, 2.0))
+    np.testing.assert_allclose(b.grad.numpy(), 3 * np.exp(b.detach().numpy()))
+
+
 def test_a_failing_backward_keeps_the_gradients_of_the_leaves_it_had_finished():
     torch.manual_seed(2)
     x = torch.randn(4, 3, dtype=torch.float64)
