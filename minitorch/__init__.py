@@ -13,7 +13,6 @@ from minitorch import (  # noqa: F401
     _dtype,
     _ops,  # binds the Tensor methods: see NOTE [ Late binding of ops ]
     autograd,
-    cuda,  # imports no CuPy until a GPU is used
     return_types,
 )
 from minitorch._arg_errors import REQUIRED as _REQUIRED
@@ -60,7 +59,6 @@ from minitorch._ops import *  # noqa: F403
 from minitorch._ops import mm as spmm  # noqa: F401  (torch.spmm is mm for dense tensors)
 from minitorch._settings import *  # noqa: F403
 from minitorch._tensor import Size, Tensor  # noqa: F401
-from minitorch._windows import *  # noqa: F403
 from minitorch.autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -252,6 +250,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=_KERNEL_MODUL
 # nn, optim, utils and serialization are imported on first use (`torch.nn`, `from minitorch import
 # nn`, `torch.save`): `import minitorch` stays fast for tensor-only scripts.
 _LAZY_MODULES = (
+    "cuda",  # (which imports no CuPy until a GPU is used)
     "linalg",
     "library",
     "nn",
@@ -315,6 +314,14 @@ _LAZY_NAMES = {
     "Future": "futures",  # torch.Future: the base of torch.futures.Future, one class here
     "lobpcg": "_lobpcg",
 }
+# torch.hann_window, ..., torch.tril_indices, torch.unravel_index (minitorch/_windows.py)
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        """hann_window hamming_window blackman_window bartlett_window kaiser_window tril_indices
+        triu_indices unravel_index""".split(),
+        "_windows",
+    )
+)
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(
     dict.fromkeys(
@@ -390,7 +397,7 @@ def __getattr__(name):
     if name in _LAZY_NAMES:
         module = _LAZY_NAMES[name]
         value = getattr(importlib.import_module(f"minitorch.{module}"), name)
-        if module == "_ops":  # an op: later calls find it without coming here
+        if module == "_ops" or module == "_windows":  # later calls find it without coming here
             globals()[name] = value
         return value
     raise AttributeError(f"module 'minitorch' has no attribute '{name}'")

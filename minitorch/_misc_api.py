@@ -13,7 +13,6 @@ import numpy as np
 from minitorch import _dtype, _settings
 from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._backend import backend_of, cpu
-from minitorch._backend.torch_stream_counts import binomial as torch_binomial
 from minitorch._dlpack import to_dlpack
 from minitorch._factories import _require_grad
 from minitorch._tensor import Tensor, _make
@@ -286,6 +285,8 @@ def binomial(count, prob, generator=None):
     p_clip = xp.clip(xp.where(bad, 0.0, p), 0.0, 1.0)
     s = _stream(count._device, generator, "binomial")
     if s is not None:  # torch's draws (NOTE [ torch's count draws ])
+        from minitorch._backend.torch_stream_counts import binomial as torch_binomial
+
         f32 = count.dtype == _dtype.float32
         out = s.wrap(torch_binomial(s, s.unwrap(n), s.unwrap(p), f32).astype(count._data.dtype))
         return _Binomial.apply(count_b, prob_b, arr=out)

@@ -32,7 +32,6 @@ minitorch stays as fast as before; loading and probing take ~30 ms once).
 
 from __future__ import annotations
 
-import glob
 import os
 import threading
 
@@ -69,6 +68,8 @@ def _library_paths() -> list:
     info = np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {})
     if "openblas" not in str(info.get("name", "")):
         return []
+    import glob  # (here: loading and probing happen at the first large update, not at import)
+
     root = os.path.dirname(np.__file__)
     found = []
     for folder in (os.path.join(root, os.pardir, "numpy.libs"), os.path.join(root, ".dylibs")):

@@ -21,6 +21,21 @@ __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dim
            "check_bool", "check_float", "check_int", "arg_types", "broadcast_pair"]
 
 
+class LazyModule:
+    """A module imported at its first attribute access: error-path helpers (minitorch._ops.
+    _parser_errors) need not load with `import minitorch`."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
 def type_name(x) -> str:
     """x's type as torch's errors name it: CPython's tp_name, which is the bare name of a class
     defined in Python ("NT" for __main__.NT) and the dotted one of a C type

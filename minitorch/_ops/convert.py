@@ -7,7 +7,7 @@ import warnings
 
 from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import REQUIRED, arity_error
-from minitorch._backend import Device, _backends, backend_of, cpu, cupy_backend, tensor_device
+from minitorch._backend import Device, _backends, backend_of, cpu, tensor_device
 from minitorch._backend import device as as_device
 from minitorch._backend.numpy_backend import fast_cast
 from minitorch._tensor import Tensor, _make
@@ -445,6 +445,8 @@ def pin_memory(input: Tensor, device=None) -> Tensor:
         if input._device.type == "meta":  # torch names the meta backend's type: MetaFloatType
             what = "Meta" + _dtype.TENSOR_TYPE_NAMES[input.dtype.name][: -len("Tensor")] + "Type"
         raise RuntimeError(f"cannot pin '{what}' only dense CPU tensors can be pinned")
+    from minitorch._backend import cupy_backend
+
     if not cupy_backend.cuda_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
     gpu = backend_of(as_device("cuda", 0))

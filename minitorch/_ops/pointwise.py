@@ -12,6 +12,7 @@ from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_pos
 from minitorch._backend import cpu as _CPU
 from minitorch._backend import host_blas
 from minitorch._ops._common import (
+    LazyModule,
     _fma64,
     _OperandTypeError,
     called_by_operator,
@@ -35,7 +36,6 @@ from minitorch._ops._common import (
     zero_of,
     zeros_of,
 )
-from minitorch._ops._parser_errors import binary_overload_error, clamp_error
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _NO_OPERAND
@@ -51,6 +51,8 @@ from minitorch.autograd.function import (
 )
 from minitorch.autograd.grad_mode import state as _grad_state
 
+# the parser's error messages, loaded at the first error (not with `import minitorch`)
+_errors = LazyModule("minitorch._ops._parser_errors")
 _CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 
 __all__ = [
@@ -972,7 +974,7 @@ def floor_divide(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """floor(input / other). Mirrors torch.floor_divide (no derivative: the result requires grad
     when an input does, and its backward raises, as torch's)."""
     if extra:  # (a left-out operand is REQUIRED: promote's overload error names the call)
-        raise binary_overload_error("floor_divide", input, other, extra)
+        raise _errors.binary_overload_error("floor_divide", input, other, extra)
     if other.__class__ is Tensor and _scalar_scale(input, other):
         a, b, dt = input, other, input.dtype  # read in float32: _rounded_quotient
     else:
@@ -1162,7 +1164,7 @@ class Remainder(Function):
 def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Python-style modulus (sign of the divisor). Mirrors torch.remainder."""
     if extra:  # (a left-out operand is REQUIRED: promote's overload error names the call)
-        raise binary_overload_error("remainder", input, other, extra)
+        raise _errors.binary_overload_error("remainder", input, other, extra)
     if out is not None and not isinstance(input, Tensor):  # (its Number-self form has no out)
         from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
 
@@ -2239,7 +2241,7 @@ def _check_mixed_bounds(input, min, max) -> None:
     grad), else its TypeError. Here the tensor is used as it is, with no read to the host."""
     for t in (min, max):
         if isinstance(t, Tensor) and (t.ndim != 0 or t.requires_grad):
-            raise clamp_error("clamp", input, min, max)
+            raise _errors.clamp_error("clamp", input, min, max)
 
 
 def _clamp_dtype(input, min, max, lo, hi, mixed):
@@ -2285,7 +2287,7 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
         lo, hi = -_INF if min is None else min, _INF if max is None else max
         return plain_result(_CPU.backend.clip_ufunc(input._data, lo, hi), _CPU)
     if extra or not isinstance(input, Tensor):  # (both overloads take the call: it lists them)
-        raise clamp_error("clamp", input, min, max, out, extra)
+        raise _errors.clamp_error("clamp", input, min, max, out, extra)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if out is not None:
@@ -2328,7 +2330,7 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
             try:
                 dt = _dtype.scalar_dtype(dt, bnd)
             except TypeError:  # a str: no overload takes it
-                raise clamp_error("clamp", input, min, max, out) from None
+                raise _errors.clamp_error("clamp", input, min, max, out) from None
             if bnd.__class__ in (float, int) and not -65504.0 <= bnd <= 65504.0:
                 # (rare: beyond float16's range, or NaN). A NaN bound makes every element NaN
                 # in torch before the other bound is converted: clamp(half, 1e300, nan) is NaN
@@ -2373,7 +2375,7 @@ def _clamp_into_input(input, min, max):
     except TypeError as e:  # (the call's listing shows its out=)
         if not str(e).startswith("clamp() received an invalid combination"):
             raise
-        raise clamp_error("clamp", input, min, max, input) from None
+        raise _errors.clamp_error("clamp", input, min, max, input) from None
     _check_result(input, result, "clamp_", (min, max))
     return _out(result, input)
 

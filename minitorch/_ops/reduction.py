@@ -15,6 +15,7 @@ from minitorch._arg_errors import (
 )
 from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
+    LazyModule,
     cast,
     check_int,
     check_tensors,
@@ -30,13 +31,6 @@ from minitorch._ops._common import (
     type_name,
     wrap_dim,
     wrong_type,
-)
-from minitorch._ops._parser_errors import (
-    OVERLOADS,
-    extra_positional_error,
-    invalid_arguments,
-    overload_error,
-    parsed_error,
 )
 from minitorch._ops.indexing import saved_sizes, saved_watched
 from minitorch._ops.shape import Expand
@@ -54,6 +48,8 @@ from minitorch.autograd.function import (
 )
 from minitorch.autograd.grad_mode import state as _grad_state
 
+# the parser's error messages, loaded at the first error (not with `import minitorch`)
+_errors = LazyModule("minitorch._ops._parser_errors")
 _CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 _CPU_NULL_CTX = _CPU.backend.null_ctx  # the ctx Function.apply gives a forward recording nothing
 _CPU_EXTREMES = {"max": _CPU_XP.maximum, "min": _CPU_XP.minimum}  # ndarray.max's and .min's
@@ -248,7 +244,8 @@ def _no_out_without_dim(op: str, input, dtype, out):
     """torch's arg parser's TypeError for out= given to the full sum/prod (dim left out; a
     dim=None given is the dim overload, which takes out=): their signature has no out=."""
     named = (("input", input), ("dtype", dtype), ("out", out))
-    return overload_error(op, *OVERLOADS[op], [(n, v) for n, v in named if v is not None])
+    given = [(n, v) for n, v in named if v is not None]
+    return _errors.overload_error(op, *_errors.OVERLOADS[op], given)
 
 
 # NOTE [ keepdim without dim ]
@@ -271,7 +268,8 @@ def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms, dtype=None):
     ):  # a dim (keepdim) given under both names: torch's parser takes the alias as unknown
         named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("axis", axis))
         named += (("keepdims", keepdims), ("dtype", dtype))
-        raise parsed_error(op, [(k, v) for k, v in named if v is not _MISSING and v is not None])
+        given = [(k, v) for k, v in named if v is not _MISSING and v is not None]
+        raise _errors.parsed_error(op, given)
     if axis is not _MISSING:
         dim = axis
     if keepdims is not None:
@@ -283,7 +281,7 @@ def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms, dtype=None):
         if dim is None:  # a dim given as None fits the dim overload (its dim may be None)
             raise keepdim_error(op, dim, keepdim)
         if keepdims is None:  # NOTE [ Overloaded reductions ]
-            raise parsed_error(op, (("input", input), ("dim", dim), ("keepdim", keepdim)))
+            raise _errors.parsed_error(op, (("input", input), ("dim", dim), ("keepdim", keepdim)))
         raise keepdim_error(op, dim, keepdim, None if op == "sum" else forms)
     return dim, keepdim
 
@@ -300,7 +298,7 @@ def _argument_error(error, op: str, input, dim, keepdim, **keywords):
     ):
         return error
     named = (("input", input), ("dim", dim), ("keepdim", keepdim), *keywords.items())
-    return parsed_error(op, named)
+    return _errors.parsed_error(op, named)
 
 
 # NOTE [ keepdim must be a bool ]
@@ -333,7 +331,8 @@ def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms, input=None, dtyp
         spelled = ("keepdim", keepdim) if keepdims is None else ("keepdims", keepdims)
         named = (("input", input), spelled, ("dtype", dtype))
         unknown = () if keepdims is None else ("keepdims",)  # (a keyword, however it reads)
-        raise overload_error(op, *OVERLOADS[op], named[: 2 + (dtype is not None)], unknown=unknown)
+        given = named[: 2 + (dtype is not None)]
+        raise _errors.overload_error(op, *_errors.OVERLOADS[op], given, unknown=unknown)
     got = "Tensor"
     if keepdim is not _MISSING:
         got += f", keepdim={type_name(keepdim)}"
@@ -556,7 +555,8 @@ def sum(
             node.shape, node.dims, node.keepdim = x.shape, None, False
             return result
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
-        raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
+        given = (input, dim, keepdim, *extra)
+        raise _errors.extra_positional_error("sum", given, dtype=dtype, out=out)
     omitted = dim is _MISSING
     if omitted:  # NOTE [ keepdim without dim ]
         if keepdim is not False or keepdims is not None or axis is not _MISSING:
@@ -580,7 +580,7 @@ def sum(
             dt = _dtype.to_dtype(dtype, "sum")
         except TypeError:  # (with no dim, the call fits both overloads: torch lists them)
             named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
-            raise parsed_error("sum", (*named, ("out", out))) from None
+            raise _errors.parsed_error("sum", (*named, ("out", out))) from None
         no_integral_grad(input, dt)
         np_dtype = _dtype.numpy_dtype(dt)
     elif out is not None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
@@ -740,7 +740,8 @@ def mean(
                 keep_given_dim(result, dim)
             return result
     if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
-        raise extra_positional_error("mean", (input, dim, keepdim, *extra), dtype=dtype, out=out)
+        given = (input, dim, keepdim, *extra)
+        raise _errors.extra_positional_error("mean", given, dtype=dtype, out=out)
     omitted = dim is _MISSING  # (out='s errors: the full mean's or the dim overload's)
     if omitted:  # NOTE [ keepdim without dim ]
         if keepdim is not False or keepdims is not None or axis is not _MISSING:
@@ -759,7 +760,7 @@ def mean(
             dt = _dtype.to_dtype(dtype, "mean")
         except TypeError:  # (with no dim, the call fits both overloads: torch lists them)
             named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
-            raise parsed_error("mean", (*named, ("out", out))) from None
+            raise _errors.parsed_error("mean", (*named, ("out", out))) from None
         if not dt.is_floating_point:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating "
@@ -921,7 +922,8 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
     (torch looks for a zero on the host first), so an inf factor in a tensor without zeros
     gives that product where torch's result / input gives nan."""
     if extra:  # (as sum's)
-        raise extra_positional_error("prod", (input, dim, keepdim, *extra), dtype=dtype, out=out)
+        given = (input, dim, keepdim, *extra)
+        raise _errors.extra_positional_error("prod", given, dtype=dtype, out=out)
     if _autocast.state.any_enabled:  # (the sentinels travel on: the call below resolves them)
         return _autocast.call(
             prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
@@ -943,7 +945,8 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
         dim = None
     elif dim is None:  # prod's dim overload takes an int only
         named = (("input", input), ("dim", dim), ("keepdim", keepdim))
-        raise overload_error("prod", *OVERLOADS["prod"], named[: 2 + (keepdim is not _MISSING)])
+        given = named[: 2 + (keepdim is not _MISSING)]
+        raise _errors.overload_error("prod", *_errors.OVERLOADS["prod"], given)
     if keepdim is _MISSING:
         keepdim = False
     elif keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
@@ -955,7 +958,7 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
         dims = reduce_dims(dim, x.ndim, "prod")
     except (AttributeError, TypeError):  # torch.prod(list_of_probs), x.prod("a")
         named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
-        raise parsed_error("prod", (*named, ("out", out))) from None
+        raise _errors.parsed_error("prod", (*named, ("out", out))) from None
     if dtype is None and isinstance(out, Tensor) and out.dtype is not input.dtype:
         # torch multiplies in out's dtype: a float16 input into a float32 out does not
         # overflow, a float one into an int64 out truncates each factor first
@@ -965,7 +968,7 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
             dt = _dtype.to_dtype(dtype, "prod")
         except TypeError:  # (with no dim, the call fits both overloads: torch lists them)
             named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
-            raise parsed_error("prod", (*named, ("out", out))) from None
+            raise _errors.parsed_error("prod", (*named, ("out", out))) from None
         no_integral_grad(input, dt)
         input = cast(input, dt)
     elif x.dtype.kind in "biu":
@@ -1337,7 +1340,7 @@ _MAX_MIN_FORMS = (
 
 def _max_min_invalid(kind, input, args, kwargs):
     """See NOTE [ Argument parser errors ]."""
-    return invalid_arguments(kind, _MAX_MIN_FORMS, (input, *args), kwargs)
+    return _errors.invalid_arguments(kind, _MAX_MIN_FORMS, (input, *args), kwargs)
 
 
 def _called(args, dim, keepdim, by_keyword, other=None):
