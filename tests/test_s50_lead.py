@@ -248,13 +248,16 @@ def test_inputs_given_route_arrays_with_the_tensor_formulas_bits(monkeypatch, wh
         inputs = {"leaves": [w1, b1, w2], "some_leaves": [b1], "a_non_leaf": [h, w1]}[which]
         return list(torch.autograd.grad(loss, inputs)), b1.grad
 
-    routed = []
-    real = engine._run_data_node
+    routed = []  # nodes run on arrays by the general loop, or runs of the data walk
+    real, real_walk = engine._run_data_node, engine._walk_data
     monkeypatch.setattr(
         engine, "_run_data_node", lambda node, *a: routed.append(node) or real(node, *a)
     )
+    monkeypatch.setattr(engine, "_walk_data", lambda *a: routed.append("walk") or real_walk(*a))
     got, b1_grad = run(True)
     assert routed, "no node ran on arrays"
+    # autograd.grad of leaves runs on the data walk (NOTE [ autograd.grad's data walk ])
+    assert ("walk" in routed) == (which in ("leaves", "some_leaves")), routed
     assert b1_grad is None  # no .grad where none was asked for
     want, _ = run(False)
     for g, w in zip(got, want, strict=True):

@@ -516,14 +516,21 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     if state.sample_loop is not None and not retain_graph:
         retain_graph = True  # NOTE [ Graphs shared by vmap's samples ]
         keep = []
-    direct = None  # with inputs given, the nodes that run and whose gradients no input reads
+    run = direct = None  # with inputs given: the nodes that run; those no input's gradient reads
+    plan = None  # autograd.grad's data walk: (the nodes it runs, the nodes it passes by)
     if data and targets is None and keep is None and not leaf_root:  # NOTE [ The data walk ]
-        deps = run = None
+        deps = None
     else:
-        deps = _dependencies(root_nodes)
-        run = None if targets is None else _executable(root_nodes, deps, targets, capture is None)
-        if run is not None:
-            direct = run.difference([e[0] for e in targets])
+        if data and capture is not None and keep is None and not leaf_root:
+            plan = _grad_plan(root_nodes, targets, buffers)  # NOTE [ autograd.grad's data walk ]
+        if plan is not None:
+            deps = None
+            run = direct = plan[0]
+        else:
+            deps = _dependencies(root_nodes)
+            if targets is not None:
+                run = _executable(root_nodes, deps, targets, capture is None)
+                direct = run.difference([e[0] for e in targets])
     prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
     state.graph_task = _GraphTask(root_nodes, deps, run, targets, capture)
@@ -531,7 +538,17 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
         ready = []
         declined = None  # a node whose data-level backward declined in _walk_data
         if deps is None:
-            left = _walk_data(root_nodes, buffers, retain_graph)
+            if plan is None:
+                left = _walk_data(root_nodes, buffers, retain_graph)
+            else:
+                roots_run = [n for n in root_nodes if n in run]
+                left = _walk_data(roots_run, buffers, retain_graph, False)
+                if left is None:
+                    _capture_leaves(capture, buffers)
+                else:  # the general loop goes on: the buffers of the nodes passed by are empty
+                    for n in plan[1]:
+                        if buffers.get(n) is _NO_GRAD:
+                            del buffers[n]
             if left is not None:  # a node the data walk does not run: the general loop goes on
                 deps, ready, declined = left
         else:
@@ -663,11 +680,12 @@ def _calibrate_walk_reuse():
 _WALK_GRAD_REFS = _calibrate_walk_reuse()  # NOTE [ Reused gradients ], in _walk_data
 
 
-def _walk_data(roots, buffers, retain_graph):
+def _walk_data(roots, buffers, retain_graph, accumulate=True):
     """Runs the backward from `roots` (whose gradients are in `buffers`) while every node can go
     the data-level way (NOTE [ The data walk ]); None when it ran them all, else (deps, ready,
     declined) for _run's general loop (`declined`: a node whose data-level backward declined,
-    to run its Tensor formula)."""
+    to run its Tensor formula). accumulate=False (autograd.grad): the leaves' gradients stay in
+    `buffers`."""
     heap = []
     for n in roots:
         _heappush(heap, (n._prio, n))
@@ -755,14 +773,15 @@ def _walk_data(roots, buffers, retain_graph):
     except BaseException:
         # as torch's engine, which has run each accumulator as soon as its gradient was
         # complete, the leaves no node left to run feeds keep their gradients
-        if leaves:
+        if leaves and accumulate:
             frontier = [] if node is None else [node]
             deps = _dependencies(frontier + [entry[1] for entry in heap] + leaves)
             res = r = grad = None
             _accumulate_leaves([acc for acc in leaves if deps[acc] == 0], buffers)
         raise
     grad = None
-    _accumulate_leaves(leaves, buffers)
+    if accumulate:
+        _accumulate_leaves(leaves, buffers)
     return None
 
 
@@ -778,6 +797,103 @@ def _accumulate_leaves(leaves, buffers):
                 if g.__class__ is not Tensor:
                     g = _make(g, leaf._device, False, None)
                 _accumulate(acc, g, False, leaf)
+
+
+# NOTE [ autograd.grad's data walk ]
+# autograd.grad(outputs, inputs) where every input is a leaf without hooks (the common call:
+# the parameters, or x of a jacobian) runs on the data walk too (NOTE [ The data walk ]), in
+# place of counting the graph's edges and ordering its nodes to find those it must run
+# (_dependencies and _executable: a third of the call's Python on a small MLP). _grad_plan walks
+# the graph once, depth first, to find the nodes with a path to an input (they run) and those
+# without (passed by, as _run's general loop passes them: their backward does not run, their
+# saved values stay); the latter get _NO_GRAD in their buffer before the walk starts, so the
+# walk, which puts a node on its heap only when the first gradient reaches an empty buffer,
+# never puts them there, at no cost to backward()'s walk. The inputs' accumulators collect their
+# gradients as the walk's leaves do, and _capture_leaves hands them to autograd.grad instead of
+# accumulating them (a leaf's tensor hooks would see the gradient first: with any, or a
+# GradientEdge input, or a root passed by that has hooks, the general loop runs the call). A
+# node the walk does not run hands the rest to the general loop as in backward(), with `run`
+# from the plan. tests/test_s51_lead.py holds the results to the general loop's.
+
+
+def _grad_plan(roots, targets, buffers):
+    """(the nodes autograd.grad runs, the nodes it passes by) for its data walk, the latter
+    marked in `buffers`; None where the general loop must run the call (NOTE [ autograd.grad's
+    data walk ])."""
+    inputs = set()
+    for node, _ in targets:
+        if node.__class__ is not AccumulateGrad:
+            return None
+        leaf = node._variable()
+        if leaf is None or leaf._hooks is not None:
+            return None
+        inputs.add(node)
+    # a path ends at an accumulator or at a node with no edges (once_differentiable's error
+    # node): where every end reached is an input's accumulator, every node runs
+    reached = set(roots)
+    stack = list(roots)
+    pop, push, add = stack.pop, stack.append, reached.add
+    others = False  # an end reached that is no input's
+    while stack:
+        end = True
+        for e in pop()._next:
+            if e is not None:
+                end = False
+                if e[0] not in reached:
+                    child = e[0]
+                    add(child)
+                    if child.__class__ is AccumulateGrad:
+                        if child not in inputs:
+                            others = True
+                    else:
+                        push(child)
+        if end:
+            others = True
+    if not others:
+        return reached.difference(inputs), ()
+    return _grad_plan_pruned(roots, inputs, buffers)
+
+
+def _grad_plan_pruned(roots, inputs, buffers):
+    """_grad_plan where some paths end at no input: which nodes lead to one, decided depth
+    first (a node once every node below it is)."""
+    leads = dict.fromkeys(inputs, True)  # node -> whether a path leads from it to an input
+    stack = list(roots)
+    while stack:
+        node = stack[-1]
+        if node in leads:
+            stack.pop()
+            continue
+        below = len(stack)
+        for e in node._next:
+            if e is not None and e[0] not in leads:
+                stack.append(e[0])
+        if len(stack) == below:
+            stack.pop()
+            leads[node] = any(e is not None and leads[e[0]] for e in node._next)
+    run = set()
+    passed = []
+    for node, leads_on in leads.items():
+        if leads_on:
+            if node not in inputs:
+                run.add(node)
+        elif node not in buffers:
+            passed.append(node)
+        elif node._hooked:  # a root passed by: torch fires a lone root's hooks
+            return None
+    for node in passed:
+        buffers[node] = _NO_GRAD
+    return run, passed
+
+
+def _capture_leaves(capture, buffers) -> None:
+    """The gradients the data walk left at autograd.grad's inputs, as Tensors in `capture`."""
+    for key in capture:
+        g = buffers.pop(key[0], None)
+        if g is not None and g is not _NO_GRAD:
+            if g.__class__ is not Tensor:
+                g = _make(g, key[0]._variable()._device, False, None)
+            capture[key] = g
 
 
 def _reach(child, heap, leaves):

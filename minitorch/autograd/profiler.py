@@ -182,7 +182,7 @@ def _make_run_node(orig, one_grad=False):
     return run_node
 
 
-def _counted_walk(roots, buffers, retain_graph):
+def _counted_walk(roots, buffers, retain_graph, accumulate=True):
     """engine._walk_data while profiling: no node runs inline, the general loop runs them all
     (through the wrapped _run_data_node and _run_node), from the roots (NOTE [ The data walk ]
     in minitorch/autograd/engine.py)."""

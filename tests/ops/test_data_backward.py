@@ -25,15 +25,18 @@ from tests.ops.test_ops import (
 _TOL = {"float64": 1e-12, "float32": 1e-6, "float16": 1e-3}
 _DATA_BACKWARD = engine._data_backward
 _RUN_DATA_NODE = engine._run_data_node
+_GRAD_PLAN = engine._grad_plan
 
 
 def _grads(spec, case, data_path: bool, ran: set, monkeypatch, walk="grad"):
     """The gradients of spec's op in dtype `case`, with or without the data-level backward,
-    through autograd.grad (walk "grad": every node through the engine's _run_node, a
-    data-level backward returning Tensors) or backward() into .grad (walk "backward": common
-    nodes through _run_data_node, arrays from node to node); the Functions whose data-level
-    backward ran are added to `ran`."""
+    through autograd.grad (walk "grad": the general loop, every node through the engine's
+    _run_node or _run_data_node; walk "grad_walk": the data walk, arrays from node to node) or
+    backward() into .grad (walk "backward": the data walk); the Functions whose data-level
+    backward ran in the general loop are added to `ran`."""
     monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+    # "grad": autograd.grad's data walk declined (NOTE [ autograd.grad's data walk ])
+    monkeypatch.setattr(engine, "_grad_plan", (lambda *a: None) if walk == "grad" else _GRAD_PLAN)
 
     def recording(node, grads):
         ran.add(node._fn)
@@ -77,11 +80,13 @@ def test_data_backward_matches_backward(monkeypatch):
             here: set = set()
             fast = _grads(spec, case, True, here, monkeypatch)
             walked = _grads(spec, case, True, here, monkeypatch, walk="backward")
+            grad_walked = _grads(spec, case, True, here, monkeypatch, walk="grad_walk")
             ran |= here
             if not here or fast is None:
                 continue  # no node of this op has a data-level backward
             slow = _grads(spec, case, False, set(), monkeypatch)
-            for how, got in (("grad", fast), ("backward", walked)):
+            runs = (("grad", fast), ("backward", walked), ("grad walk", grad_walked))
+            for how, got in runs:
                 for i, (f, s) in enumerate(zip(got, slow, strict=True)):
                     at = f"{spec.name} {case} ({how}): input {i}"
                     if (f is None) != (s is None):
