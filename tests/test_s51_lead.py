@@ -283,3 +283,49 @@ def test_a_path_ending_at_no_accumulator_is_passed_by():
     np.testing.assert_allclose(gw.numpy(), [3.0, 12.0])
     with pytest.raises(RuntimeError, match="index 0 appears to not have been used"):
         torch.autograd.grad((g * w).sum(), x)  # (torch's answer too)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_backward_with_leaf_inputs_on_the_data_walk_gives_the_general_loops_bits(
+    monkeypatch, seed
+):
+    rng = random.Random(200 + seed)
+    pick = rng.sample(range(5), rng.randint(1, 5))
+
+    def run(data_path):
+        monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+        leaves, loss = _random_graph(seed)
+        used = [leaves[i] for i in pick if i != 0] or [leaves[1]]  # (every input is used)
+        loss.backward(inputs=used)
+        return [leaf.grad for leaf in leaves]
+
+    calls = _count_calls(monkeypatch, ["_dependencies", "_executable", "_walk_data"])
+    got = run(True)
+    assert calls == {"_dependencies": 0, "_executable": 0, "_walk_data": 1}, calls
+    want = run(False)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert (g is None) == (w is None), i
+        if g is not None:
+            np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"leaf {i}")
+
+
+def test_backward_inputs_with_a_hooked_leaf_and_a_failing_node():
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    v = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    x.register_hook(lambda g: g * 2)
+    y = (x * w).sum() + v.exp().sum()
+    y.backward(inputs=[x, w])  # a hooked input: the general loop
+    np.testing.assert_allclose(x.grad.numpy(), 2 * w.detach().numpy())
+    np.testing.assert_allclose(w.grad.numpy(), x.detach().numpy())
+    assert v.grad is None
+    a = (x * 2).exp()
+    y = (a * w).sum() + (v * w).sum()
+    a.add_(1)  # the product a * w saved a: its backward raises
+    w.grad = None
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward(inputs=[w, v])
+    # as backward() and torch: a leaf no node left to run feeds has its gradient (v's, from
+    # v * w, which ran first), one that a node left to run feeds has none (w)
+    assert w.grad is None
+    np.testing.assert_allclose(v.grad.numpy(), w.detach().numpy())

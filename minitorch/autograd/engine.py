@@ -521,7 +521,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     if data and targets is None and keep is None and not leaf_root:  # NOTE [ The data walk ]
         deps = None
     else:
-        if data and capture is not None and keep is None and not leaf_root:
+        if data and keep is None and not leaf_root:  # (inputs were given)
             plan = _grad_plan(root_nodes, targets, buffers)  # NOTE [ autograd.grad's data walk ]
         if plan is not None:
             deps = None
@@ -542,8 +542,8 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 left = _walk_data(root_nodes, buffers, retain_graph)
             else:
                 roots_run = [n for n in root_nodes if n in run]
-                left = _walk_data(roots_run, buffers, retain_graph, False)
-                if left is None:
+                left = _walk_data(roots_run, buffers, retain_graph, capture is None)
+                if left is None and capture is not None:
                     _capture_leaves(capture, buffers)
                 else:  # the general loop goes on: the buffers of the nodes passed by are empty
                     for n in plan[1]:
@@ -800,26 +800,28 @@ def _accumulate_leaves(leaves, buffers):
 
 
 # NOTE [ autograd.grad's data walk ]
-# autograd.grad(outputs, inputs) where every input is a leaf without hooks (the common call:
-# the parameters, or x of a jacobian) runs on the data walk too (NOTE [ The data walk ]), in
-# place of counting the graph's edges and ordering its nodes to find those it must run
-# (_dependencies and _executable: a third of the call's Python on a small MLP). _grad_plan walks
-# the graph once, depth first, to find the nodes with a path to an input (they run) and those
-# without (passed by, as _run's general loop passes them: their backward does not run, their
-# saved values stay); the latter get _NO_GRAD in their buffer before the walk starts, so the
-# walk, which puts a node on its heap only when the first gradient reaches an empty buffer,
-# never puts them there, at no cost to backward()'s walk. The inputs' accumulators collect their
-# gradients as the walk's leaves do, and _capture_leaves hands them to autograd.grad instead of
-# accumulating them (a leaf's tensor hooks would see the gradient first: with any, or a
-# GradientEdge input, or a root passed by that has hooks, the general loop runs the call). A
-# node the walk does not run hands the rest to the general loop as in backward(), with `run`
-# from the plan. tests/test_s51_lead.py holds the results to the general loop's.
+# autograd.grad(outputs, inputs) and backward(inputs=) where every input is a leaf without hooks
+# (the common calls: the parameters, or x of a jacobian) run on the data walk too (NOTE [ The
+# data walk ]), in place of counting the graph's edges and ordering its nodes to find those
+# they must run (_dependencies and _executable: a third of autograd.grad's Python on a small
+# MLP). _grad_plan walks the graph once to find the nodes with a path to an input (they run)
+# and, where some path ends elsewhere (another leaf's accumulator, a node with no edges), decides
+# depth first which nodes lead to an input; the others are passed by, as _run's general loop
+# passes them (their backward does not run, their saved values stay). Those get _NO_GRAD in
+# their buffer before the walk starts, so the walk, which puts a node on its heap only when the
+# first gradient reaches an empty buffer, never puts them there, at no cost to backward()'s
+# walk. The inputs' accumulators collect their gradients as the walk's leaves do;
+# backward(inputs=) accumulates them, autograd.grad takes them (_capture_leaves) and
+# accumulates nothing (a leaf's tensor hooks would see the gradient first: with any, or a
+# non-leaf or GradientEdge input, or a root passed by that has hooks, the general loop runs the
+# call). A node the walk does not run hands the rest to the general loop as in backward(), with
+# `run` from the plan. tests/test_s51_lead.py holds the results to the general loop's.
 
 
 def _grad_plan(roots, targets, buffers):
-    """(the nodes autograd.grad runs, the nodes it passes by) for its data walk, the latter
-    marked in `buffers`; None where the general loop must run the call (NOTE [ autograd.grad's
-    data walk ])."""
+    """(the nodes to run, the nodes passed by) for the data walk of autograd.grad or
+    backward(inputs=), the latter marked in `buffers`; None where the general loop must run the
+    call (NOTE [ autograd.grad's data walk ])."""
     inputs = set()
     for node, _ in targets:
         if node.__class__ is not AccumulateGrad:

@@ -12,9 +12,10 @@ import minitorch
 torch = pytest.importorskip("torch")
 
 
-def _program(lib, seed, pick):
+def _program(lib, seed, pick, how="grad"):
     """A random DAG of common ops over five leaves (the first read by no op); autograd.grad of
-    a scalar of it w.r.t. the leaves `pick` names."""
+    a scalar of it w.r.t. the leaves `pick` names (how="backward": backward(inputs=) of them,
+    and every leaf's .grad)."""
     rng = random.Random(seed)
     values = np.random.default_rng(seed).standard_normal((5, 3, 4))
     leaves = [lib.tensor(v, requires_grad=True) for v in values]
@@ -35,6 +36,9 @@ def _program(lib, seed, pick):
         made.append(t)
     outs = [t for t in made[4:] if t.requires_grad]
     loss = sum(t.sum() for t in rng.sample(outs, min(3, len(outs))))
+    if how == "backward":
+        loss.backward(inputs=[leaves[i] for i in pick])
+        return [None if leaf.grad is None else leaf.grad.numpy() for leaf in leaves]
     got = lib.autograd.grad(loss, [leaves[i] for i in pick], allow_unused=True)
     assert all(leaf.grad is None for leaf in leaves)
     return [None if g is None else g.detach().numpy() for g in got]
@@ -46,6 +50,17 @@ def test_grad_of_leaves_matches_torch(seed):
     want = _program(torch, seed, pick)
     got = _program(minitorch, seed, pick)
     for i, g, w in zip(pick, got, want, strict=True):
+        assert (g is None) == (w is None), (i, g, w)
+        if g is not None:
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"leaf {i}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_backward_with_leaf_inputs_matches_torch(seed):
+    pick = random.Random(seed).sample(range(1, 5), 1 + seed % 4)  # (leaf 0 is never used)
+    want = _program(torch, seed, pick, "backward")
+    got = _program(minitorch, seed, pick, "backward")
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
         assert (g is None) == (w is None), (i, g, w)
         if g is not None:
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"leaf {i}")
