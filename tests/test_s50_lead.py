@@ -15,17 +15,12 @@ from minitorch.autograd import engine
 from minitorch.autograd.function import AccumulateGrad
 
 
-def _random_graph(seed):
-    """Leaves and a scalar loss over a random DAG of common ops whose operands are drawn from
-    every tensor made so far (so many nodes feed several others)."""
-    rng = random.Random(seed)
-    torch.manual_seed(seed)
-    leaves = [torch.randn(3, 4, dtype=torch.float64, requires_grad=True) for _ in range(3)]
-    leaves.append(torch.randn(4, dtype=torch.float64, requires_grad=True))  # broadcast
-    made = list(leaves)
-    for _ in range(12):
+def grow_dag(rng, made, steps, ops=("add", "mul", "sub", "tanh", "sigmoid", "exp")):
+    """Appends `steps` tensors to `made`, each a random op of `ops` on tensors drawn from every
+    tensor made so far (so many feed several others); any library's tensors."""
+    for _ in range(steps):
         a, b = rng.choice(made), rng.choice(made)
-        op = rng.choice(["add", "mul", "sub", "tanh", "sigmoid", "exp"])
+        op = rng.choice(ops)
         if op == "add":
             t = a + b
         elif op == "mul":
@@ -39,6 +34,18 @@ def _random_graph(seed):
         else:
             t = (a * 0.1).exp()
         made.append(t)
+    return made
+
+
+def _random_graph(seed):
+    """Leaves and a scalar loss over a random DAG of common ops whose operands are drawn from
+    every tensor made so far (so many nodes feed several others)."""
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    leaves = [torch.randn(3, 4, dtype=torch.float64, requires_grad=True) for _ in range(3)]
+    leaves.append(torch.randn(4, dtype=torch.float64, requires_grad=True))  # broadcast
+    made = list(leaves)
+    grow_dag(rng, made, 12)
     loss = sum(t.sum() for t in rng.sample(made[len(leaves) :], 4))
     return leaves, loss
 

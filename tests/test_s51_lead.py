@@ -14,6 +14,7 @@ import pytest
 
 import minitorch as torch
 from minitorch.autograd import engine
+from tests.test_s50_lead import grow_dag
 
 
 def _random_graph(seed):
@@ -25,22 +26,7 @@ def _random_graph(seed):
     leaves.append(torch.randn(4, dtype=torch.float64, requires_grad=True))  # broadcast
     const = torch.randn(3, 4, dtype=torch.float64)
     made = leaves[1:] + [const]  # leaves[0] is used by no op
-    for _ in range(14):
-        a, b = rng.choice(made), rng.choice(made)
-        op = rng.choice(["add", "mul", "sub", "tanh", "sigmoid", "exp"])
-        if op == "add":
-            t = a + b
-        elif op == "mul":
-            t = a * b
-        elif op == "sub":
-            t = a - b
-        elif op == "tanh":
-            t = a.tanh()
-        elif op == "sigmoid":
-            t = a.sigmoid()
-        else:
-            t = (a * 0.1).exp()
-        made.append(t)
+    grow_dag(rng, made, 14)
     outs = [t for t in made[len(leaves) :] if t.requires_grad]
     loss = sum(t.sum() for t in rng.sample(outs, min(4, len(outs))))
     return leaves, loss

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.test_s50_lead import grow_dag
 
 torch = pytest.importorskip("torch")
 
@@ -20,20 +21,7 @@ def _program(lib, seed, hooked):
     leaves = [lib.tensor(v, requires_grad=True) for v in values[:3]]
     leaves.append(lib.tensor(values[3, 0], requires_grad=True))
     made = list(leaves)
-    for _ in range(10):
-        a, b = rng.choice(made), rng.choice(made)
-        op = rng.choice(["add", "mul", "sub", "tanh", "exp"])
-        if op == "add":
-            t = a + b
-        elif op == "mul":
-            t = a * b
-        elif op == "sub":
-            t = a - b
-        elif op == "tanh":
-            t = a.tanh()
-        else:
-            t = (a * 0.1).exp()
-        made.append(t)
+    grow_dag(rng, made, 10, ("add", "mul", "sub", "tanh", "exp"))
     record = []
     for i in hooked:
         t = made[i]

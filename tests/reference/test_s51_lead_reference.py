@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.test_s50_lead import grow_dag
 
 torch = pytest.importorskip("torch")
 
@@ -20,20 +21,7 @@ def _program(lib, seed, pick, how="grad"):
     values = np.random.default_rng(seed).standard_normal((5, 3, 4))
     leaves = [lib.tensor(v, requires_grad=True) for v in values]
     made = leaves[1:] + [lib.tensor(values[0] * 0.5)]
-    for _ in range(12):
-        a, b = rng.choice(made), rng.choice(made)
-        op = rng.choice(["add", "mul", "sub", "tanh", "exp"])
-        if op == "add":
-            t = a + b
-        elif op == "mul":
-            t = a * b
-        elif op == "sub":
-            t = a - b
-        elif op == "tanh":
-            t = a.tanh()
-        else:
-            t = (a * 0.1).exp()
-        made.append(t)
+    grow_dag(rng, made, 12, ("add", "mul", "sub", "tanh", "exp"))
     outs = [t for t in made[4:] if t.requires_grad]
     loss = sum(t.sum() for t in rng.sample(outs, min(3, len(outs))))
     if how == "backward":
