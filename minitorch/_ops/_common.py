@@ -21,7 +21,7 @@ __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dim
            "check_bool", "check_float", "check_int", "arg_types", "broadcast_pair"]
 
 
-class LazyModule:
+class LazyImport:
     """A module imported at its first attribute access: error-path helpers (minitorch._ops.
     _parser_errors) need not load with `import minitorch`."""
 

@@ -12,7 +12,7 @@ from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_pos
 from minitorch._backend import cpu as _CPU
 from minitorch._backend import host_blas
 from minitorch._ops._common import (
-    LazyModule,
+    LazyImport,
     _fma64,
     _OperandTypeError,
     called_by_operator,
@@ -52,7 +52,7 @@ from minitorch.autograd.function import (
 from minitorch.autograd.grad_mode import state as _grad_state
 
 # the parser's error messages, loaded at the first error (not with `import minitorch`)
-_errors = LazyModule("minitorch._ops._parser_errors")
+_errors = LazyImport("minitorch._ops._parser_errors")
 _CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 
 __all__ = [

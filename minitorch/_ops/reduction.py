@@ -15,7 +15,7 @@ from minitorch._arg_errors import (
 )
 from minitorch._backend import cpu as _CPU
 from minitorch._ops._common import (
-    LazyModule,
+    LazyImport,
     cast,
     check_int,
     check_tensors,
@@ -49,7 +49,7 @@ from minitorch.autograd.function import (
 from minitorch.autograd.grad_mode import state as _grad_state
 
 # the parser's error messages, loaded at the first error (not with `import minitorch`)
-_errors = LazyModule("minitorch._ops._parser_errors")
+_errors = LazyImport("minitorch._ops._parser_errors")
 _CPU_XP = _CPU.backend.xp  # the no-grad fast paths' kernels (NOTE [ The no-grad fast path ])
 _CPU_NULL_CTX = _CPU.backend.null_ctx  # the ctx Function.apply gives a forward recording nothing
 _CPU_EXTREMES = {"max": _CPU_XP.maximum, "min": _CPU_XP.minimum}  # ndarray.max's and .min's

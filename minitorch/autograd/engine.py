@@ -804,10 +804,10 @@ def _accumulate_leaves(leaves, buffers):
 # (the common calls: the parameters, or x of a jacobian) run on the data walk too (NOTE [ The
 # data walk ]), in place of counting the graph's edges and ordering its nodes to find those
 # they must run (_dependencies and _executable: a third of autograd.grad's Python on a small
-# MLP). _grad_plan walks the graph once to find the nodes with a path to an input (they run)
-# and, where some path ends elsewhere (another leaf's accumulator, a node with no edges), decides
-# depth first which nodes lead to an input; the others are passed by, as _run's general loop
-# passes them (their backward does not run, their saved values stay). Those get _NO_GRAD in
+# MLP). _grad_plan walks the graph once: where every path ends at an input's accumulator, every
+# node reached runs; where some path ends elsewhere (another leaf's accumulator, a node with no
+# edges) it takes the nodes that run from _executable, as the general loop does, and the others
+# are passed by (their backward does not run, their saved values stay). Those get _NO_GRAD in
 # their buffer before the walk starts, so the walk, which puts a node on its heap only when the
 # first gradient reaches an empty buffer, never puts them there, at no cost to backward()'s
 # walk. The inputs' accumulators collect their gradients as the walk's leaves do;
@@ -853,33 +853,14 @@ def _grad_plan(roots, targets, buffers):
             others = True
     if not others:
         return reached.difference(inputs), ()
-    return _grad_plan_pruned(roots, inputs, buffers)
-
-
-def _grad_plan_pruned(roots, inputs, buffers):
-    """_grad_plan where some paths end at no input: which nodes lead to one, decided depth
-    first (a node once every node below it is)."""
-    leads = dict.fromkeys(inputs, True)  # node -> whether a path leads from it to an input
-    stack = list(roots)
-    while stack:
-        node = stack[-1]
-        if node in leads:
-            stack.pop()
-            continue
-        below = len(stack)
-        for e in node._next:
-            if e is not None and e[0] not in leads:
-                stack.append(e[0])
-        if len(stack) == below:
-            stack.pop()
-            leads[node] = any(e is not None and leads[e[0]] for e in node._next)
-    run = set()
+    # some path ends elsewhere: the nodes that run are those the general loop runs
+    deps = _dependencies(roots)
+    run = _executable(roots, deps, targets, False)
     passed = []
-    for node, leads_on in leads.items():
-        if leads_on:
-            if node not in inputs:
-                run.add(node)
-        elif node not in buffers:
+    for node in deps:
+        if node in run or node in inputs:
+            continue
+        if node not in buffers:
             passed.append(node)
         elif node._hooked:  # a root passed by: torch fires a lone root's hooks
             return None
