@@ -332,3 +332,11 @@ def test_backward_inputs_with_a_hooked_leaf_and_a_failing_node():
     # v * w, which ran first), one that a node left to run feeds has none (w)
     assert w.grad is None
     np.testing.assert_allclose(v.grad.numpy(), w.detach().numpy())
+
+
+def test_the_lazy_window_names_are_those_the_module_defines():
+    import minitorch._windows as windows
+
+    lazy = {n for n, module in torch._LAZY_NAMES.items() if module == "_windows"}
+    assert lazy == set(windows.__all__)
+    assert all(getattr(torch, n) is getattr(windows, n) for n in windows.__all__)
