@@ -543,8 +543,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             else:
                 roots_run = [n for n in root_nodes if n in run]
                 left = _walk_data(roots_run, buffers, retain_graph, capture is None)
-                if left is None and capture is not None:
-                    _capture_leaves(capture, buffers)
+                if left is None:
+                    if capture is not None:
+                        _capture_leaves(capture, buffers)
                 else:  # the general loop goes on: the buffers of the nodes passed by are empty
                     for n in plan[1]:
                         if buffers.get(n) is _NO_GRAD:
