@@ -875,8 +875,8 @@ def _capture_leaves(capture, buffers) -> None:
     for key in capture:
         g = buffers.pop(key[0], None)
         if g is not None and g is not _NO_GRAD:
-            if g.__class__ is not Tensor:
-                g = _make(g, key[0]._variable()._device, False, None)
+            if g.__class__ is not Tensor:  # (_as_tensors' accumulator case, inlined: it costs
+                g = _make(g, key[0]._variable()._device, False, None)  # 5% of a small call)
             capture[key] = g
 
 
@@ -1205,9 +1205,10 @@ def _check_custom_grads(node, grad_inputs) -> tuple:
 # backward). An op returns NotImplemented for a case it leaves to its Tensor formula. A
 # first-order gradcheck runs `_backward_data`, a second-order one `backward`, and
 # tests/ops/test_data_backward.py compares the two on the op table, through backward() and
-# through autograd.grad. Where inputs are given (autograd.grad, backward(inputs=)), the nodes
-# the walk runs route arrays too, but for those whose gradients an input reads (`direct` in
-# _run): those see Tensors, as does what they capture (tests/test_s50_lead.py).
+# through autograd.grad. Where inputs are given (autograd.grad, backward(inputs=)), leaf inputs
+# without hooks take the data walk (NOTE [ autograd.grad's data walk ]); other calls run the
+# general loop, whose nodes route arrays too, but for those whose gradients an input reads
+# (`direct` in _run): those see Tensors, as does what they capture (tests/test_s50_lead.py).
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
 
