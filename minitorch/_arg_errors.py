@@ -47,6 +47,23 @@ class _Required:
 REQUIRED = _Required()
 
 
+class _DefaultZero(int):
+    """The default of a keyword torch reads differently when given, even as 0 (round's
+    decimals: torch.round(x) records RoundBackward0 and passes integer tensors through, where
+    torch.round(x, decimals=0) records RoundBackward1 and refuses them): the number 0, shown as
+    0 in signatures, which an op tells from an explicit 0 with `is DEFAULT_ZERO`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "0"
+
+    __str__ = __repr__
+
+
+DEFAULT_ZERO = _DefaultZero()
+
+
 class _NotGiven:
     """The default of a keyword whose explicit None torch reads differently from its absence
     (where's out=: an explicit out=None picks the out= overload); the error path's

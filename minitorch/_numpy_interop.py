@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import numbers
 import sys
 
 import numpy as np
@@ -826,7 +827,11 @@ def _size(a, axis=None):
 
 
 def _round(a, decimals=0, out=None):
-    return _with_out(_mt.round(a, decimals=decimals), out, "numpy.round")
+    # (decimals 0 is torch.round(a): an integer tensor is returned as it is, where round's
+    # decimals overload refuses it: NOTE [ round's decimals ])
+    whole = isinstance(decimals, numbers.Integral) and decimals == 0
+    r = _mt.round(a) if whole else _mt.round(a, decimals=decimals)
+    return _with_out(r, out, "numpy.round")
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):

@@ -634,9 +634,7 @@ class Tensor(TensorMethods):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """The gradient of this tensor w.r.t. graph leaves. Mirrors torch.Tensor.backward."""
-        from minitorch.autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A new tensor sharing data and version counter, out of the graph."""
@@ -1094,6 +1092,14 @@ def __getattr__(name: str):
 # Swapped for grad_mode._new_inference while a thread is in inference mode (NOTE [ Inference
 # tensors ] in minitorch/autograd/grad_mode.py).
 _new = object.__new__
+
+
+def _engine_backward(*args, **kwargs):
+    """autograd.backward, which minitorch.autograd.engine binds in this name when it is imported
+    (an import statement in Tensor.backward took ~1 us of every training step)."""
+    from minitorch.autograd.engine import backward
+
+    return backward(*args, **kwargs)
 
 
 def fresh_version() -> list:

@@ -9,6 +9,7 @@ from collections import OrderedDict
 
 from minitorch import _dtype
 from minitorch._arg_errors import (
+    DEFAULT_ZERO,
     NOT_GIVEN,
     REQUIRED,
     arity_error,
@@ -1497,12 +1498,12 @@ class TensorMethods:
     def bitwise_not_(self):
         return _ops.bitwise_not_(self)
 
-    def round(self, *args, decimals=0):
+    def round(self, *args, decimals=DEFAULT_ZERO):  # NOTE [ round's decimals ]
         if args:
             return _ops.round(self, *args, decimals=decimals)
         return _ops.round(self, decimals=decimals)
 
-    def round_(self, *args, decimals=0):
+    def round_(self, *args, decimals=DEFAULT_ZERO):
         return _ops.round_(self, *args, decimals=decimals)
 
     def atan2(self, other=REQUIRED, *extra):

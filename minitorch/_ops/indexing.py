@@ -51,6 +51,7 @@ from minitorch.autograd.function import (
     record_unary,
     saved_uint64,
     watch_index,
+    watch_inputs,
 )
 from minitorch.autograd.grad_mode import state
 
@@ -181,15 +182,15 @@ def _add_to_rows(v, key, values) -> bool:
     memory."""
     rows = key[0]
     xp = _CPU_XP
+    for k in key[1:]:  # (first: logits[arange(n), y]'s backward has two index arrays)
+        if k.__class__ is not slice or k != _WHOLE:
+            return False
     if v.ndim < 2 or rows.__class__ is not xp.ndarray or rows.ndim != 1:
         return False
     n, m = v.shape[0], rows.shape[0]
     work = m * (v.size // n) if n else 0  # (the elements to add)
     if work < _ROWS_MIN or n > 8 * work:  # (the count below reads n numbers)
         return False
-    for k in key[1:]:
-        if k.__class__ is not slice or k != _WHOLE:
-            return False
     if (
         rows.dtype.kind != "i"
         or values.__class__ is not xp.ndarray
@@ -746,9 +747,9 @@ def _index(self: Tensor, key, plan: IndexPlan) -> Tensor:
     if fn is not None:  # its node reads the key's index tensors at backward
         fn.given_key = key  # (for grad_fn._saved_indices and _saved_self_sym_sizes)
         watched = plan.tensors or _key_tensors(key, self)
-        for t in watched:
-            watch_index(fn, t)  # (which frees the index with the saved tensors)
-        if not watched:
+        if watched:
+            watch_inputs(fn, watched)  # (which frees the index with the saved tensors)
+        else:
             frees_index(fn)  # torch saves the index even when the key was a list
     return out
 

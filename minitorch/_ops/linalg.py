@@ -147,11 +147,15 @@ class Mm(Function):
     """out = op(a) @ op(b) (op: optional transpose of the last two dims);  the grads are matmuls
     of grad with the other operand, so they carry the same flags and are differentiable again"""
 
+    # set on a node only where they differ: NOTE [ Gradient layout in mm ] for cols
+    _node_defaults = {"ta": False, "tb": False, "cols": (False, False)}
+
     @staticmethod
     def forward(ctx, a, b, *, ta=False, tb=False):
         needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        ctx.ta, ctx.tb = ta, tb
+        if ta or tb:
+            ctx.ta, ctx.tb = ta, tb
         ad, bd = a._data, b._data
         sa, sb = ad.strides, bd.strides
         if sa[0] < sa[1] or sb[0] < sb[1]:  # rare: maybe a column-major operand
@@ -163,7 +167,7 @@ class Mm(Function):
         a, b = ctx._stored_tensors
         ta, tb = ctx.ta, ctx.tb
         fn = ctx._fn
-        ca, cb = ctx.__dict__.get("cols", _ROW_MAJOR)  # See NOTE [ Gradient layout in mm ]
+        ca, cb = ctx.cols  # See NOTE [ Gradient layout in mm ]
         ga = gb = None
         if ctx.needs_input_grad[0]:
             if ta != ca:
@@ -184,7 +188,7 @@ class Mm(Function):
         a, b = ctx._stored_arrays()
         ta, tb = ctx.ta, ctx.tb
         xp = ctx.xp
-        ca, cb = ctx.__dict__.get("cols", _ROW_MAJOR)  # See NOTE [ Gradient layout in mm ]
+        ca, cb = ctx.cols  # See NOTE [ Gradient layout in mm ]
         ga = gb = None
         if ctx.needs_input_grad[0]:
             if ta != ca:
@@ -252,6 +256,20 @@ def _product(xp, ad, bd, ta, tb):
     """op(ad) @ op(bd) of arrays (op: a transpose of the last two dims where the flag is set),
     in ad's dtype."""
     dt = ad.dtype
+    if ad.ndim == 2 and bd.ndim == 2 and dt.char in "fd" and bd.dtype is dt:
+        # small matrices first (a layer's backward): BLAS reads them in any layout (blas_ready),
+        # and `dot` takes the product the test below gives it
+        if ta:
+            ad = ad.T
+        if tb:
+            bd = bd.T
+        m, k = ad.shape
+        n = bd.shape[1]
+        if m * k < _BLAS_COPY_MIN and k * n < _BLAS_COPY_MIN and m * k * n < _DOT_MAX and (
+            k != 1 or (m != 1 and n != 1)
+        ):
+            return ad.dot(bd)  # NOTE [ Two entry points to one GEMM ]
+        ta = tb = False
     # (blas_ready holds for small operands: the common small product makes no call for it)
     if (ad.size >= _BLAS_COPY_MIN or bd.size >= _BLAS_COPY_MIN) and not (
         blas_ready(ad) and blas_ready(bd)
@@ -363,7 +381,7 @@ def saved_operand(k: int, at: int = 0):
 
 
 def _saved_layout(node) -> tuple:
-    return node.__dict__.get("cols", _ROW_MAJOR)
+    return node.cols
 
 
 Mm._saved_names = ("self", "mat2")  # grad_fn._saved_self, ... (as torch's MmBackward0)
@@ -660,11 +678,9 @@ def _recorded_mm(input, other, a, b):
     else:
         out = _product(_CPU_XP, a, b, False, False)
     result = record_pair(Mm, out, input, other, other._requires_grad, input._requires_grad)
-    node = result._grad_fn
-    node.ta = node.tb = False
     sa, sb = a.strides, b.strides
     if sa[0] < sa[1] or sb[0] < sb[1]:  # (as Mm.forward: NOTE [ Gradient layout in mm ])
-        node.cols = _column_majors(a, b)
+        result._grad_fn.cols = _column_majors(a, b)
     return result
 
 

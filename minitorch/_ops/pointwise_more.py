@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, too_many_positional
+from minitorch._arg_errors import DEFAULT_ZERO, REQUIRED, too_many_positional
 from minitorch._ops._common import (
     cast,
     index,
@@ -172,6 +172,8 @@ class RoundDecimals(_ZeroGrad, Function):
     def forward(ctx, a, *, decimals):
         xp = ctx.xp
         x = a._data
+        if decimals == 0:  # rint(a * 1) / 1: Round's values (half's too: its rint is exact)
+            return _arr(xp, xp.rint(x))
         # half: scaled, rounded and scaled back in float32, then rounded once, as torch does
         y = opmath_array(x)
         try:
@@ -239,7 +241,6 @@ fix = trunc
 def _round_args_error(op: str, input, args: tuple, decimals, out=None) -> TypeError:
     """torch's TypeError for round (round_) given positional arguments past the input (its
     decimals is keyword-only): torch.round(x, 2), x.round(2). For error paths only."""
-    from minitorch._call_site import passed_by_keyword
     from minitorch._ops._common import _called_as_method
     from minitorch._ops._parser_errors import OVERLOADS, _shown_order, invalid_arguments
 
@@ -247,25 +248,25 @@ def _round_args_error(op: str, input, args: tuple, decimals, out=None) -> TypeEr
     forms = OVERLOADS[op][1 if method else 0]
     positional = args if method else (input, *args)
     kwargs = {} if out is None else {"out": out}
-    if decimals != 0 or passed_by_keyword("decimals", op):
+    if decimals is not DEFAULT_ZERO:  # (given, 0 too)
         kwargs["decimals"] = decimals
     return invalid_arguments(op, forms, positional, _shown_order(kwargs, op))
 
 
-def _explicit_decimals(input, op: str) -> bool:
-    """Whether round (round_) of an integer tensor was called naming decimals (even 0): torch's
-    round.decimals kernel refuses integers, where plain round returns them as they are."""
-    if not isinstance(input, Tensor) or input.dtype.is_floating_point or input.is_complex():
-        return False
-    from minitorch._call_site import passed_by_keyword
-
-    return passed_by_keyword("decimals", op)
+# NOTE [ round's decimals ]
+# torch's round has two overloads, round(input) and round(input, *, decimals), and a call
+# naming decimals takes the second even for decimals=0: its node is RoundBackward1 (not
+# RoundBackward0) and its kernel refuses integer and bool tensors ("round_vml_cpu" not
+# implemented), which the first returns as they are. So round's and round_'s decimals (and the
+# Tensor methods') default to DEFAULT_ZERO, the number 0 that `is` tells from a given 0.
 
 
-def round(input, *args, decimals=0, out=None):
+def round(input, *args, decimals=DEFAULT_ZERO, out=None):
     """Rounds half to even, to `decimals` decimal places. Mirrors torch.round."""
     if args:
         raise _round_args_error("round", input, args, decimals, out)
+    if decimals is DEFAULT_ZERO:  # round(input): NOTE [ round's decimals ]
+        return _round0(input, out=out)
     if decimals.__class__ is not int:  # an int-like, not a float or bool (torch's parser)
         try:
             decimals = index(decimals, "round", "decimals")
@@ -274,14 +275,9 @@ def round(input, *args, decimals=0, out=None):
 
             named = (("input", input), ("decimals", decimals), ("out", out))
             raise parsed_error("round", named) from None
-    if decimals == 0:
-        if input.__class__ is not Tensor or input._data.dtype.kind != "f":
-            if _explicit_decimals(input, "round"):  # (bfloat16's kind is not "f": it asks)
-                raise _not_implemented("round_vml_cpu", input.dtype)
-        return _round0(input, out=out)
     _check_tensor(input, "round")
     if not input.dtype.is_floating_point:
-        raise _not_implemented("round_cpu", input.dtype)
+        raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", input.dtype)
     return _out_exact(RoundDecimals.apply(input, decimals=int(decimals)), out)
 
 
@@ -721,12 +717,16 @@ arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
 
-def round_(input, *args, decimals=0):
+def round_(input, *args, decimals=DEFAULT_ZERO):
     """In-place round. Mirrors torch.Tensor.round_ and torch.round_."""
     from minitorch._ops.inplace import apply_inplace, fast_unary_
 
     if args:
         raise _round_args_error("round_", input, args, decimals)
+    if decimals is DEFAULT_ZERO:  # NOTE [ round's decimals ]
+        if fast_unary_(input, _rint_kernel):
+            return input
+        return apply_inplace(input, _round0, "round_")
     if decimals.__class__ is not int:
         try:
             decimals = index(decimals, "round_", "decimals")
@@ -735,10 +735,11 @@ def round_(input, *args, decimals=0):
 
             raise parsed_error("round_", (("input", input), ("decimals", decimals))) from None
 
-    if decimals == 0 and fast_unary_(input, _rint_kernel):
-        return input
-    if decimals == 0 and _explicit_decimals(input, "round_"):
-        raise _not_implemented("round_vml_cpu", input.dtype)
+    if decimals == 0:  # (given: round_vml_cpu's error for an integer or bool tensor)
+        if fast_unary_(input, _rint_kernel):  # (float32/float64, no graph: no node to name)
+            return input
+        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+            raise _not_implemented("round_vml_cpu", input.dtype)
     return apply_inplace(input, lambda s: round(s, decimals=decimals), "round_")
 
 

@@ -12,6 +12,7 @@ from heapq import heappush as _heappush
 import numpy as _np
 
 from minitorch import _memory_format
+from minitorch import _tensor as _tensor_module
 from minitorch._dtype import checked_type_name
 from minitorch._tensor import Size, Tensor, _make
 from minitorch.autograd.function import (
@@ -46,6 +47,11 @@ def _root_grads(outputs, grad_outputs):
     implicit gradients), then the engine counts them and refuses an output that does not
     require grad. grad_outputs: a tuple, or None when no gradient was given."""
     given = grad_outputs is not None
+    if not given and len(outputs) == 1:  # loss.backward(): the loop's case, in a few tests
+        out = outputs[0]
+        if out.__class__ is Tensor and out._requires_grad and out._data.ndim == 0:
+            xp = out._device.backend.xp
+            return [_make(xp.asarray(1, dtype=out._data.dtype), out._device, False, None)]
     grads = []
     no_grad_at = None  # the first output that does not require grad (refused last)
     for i, (out, g) in enumerate(zip(outputs, grad_outputs if given else _NONES, strict=False)):
@@ -1780,6 +1786,9 @@ def _add_into(old: Tensor, g) -> bool:
         return False
     old._vc[0] += 1
     return True
+
+
+_tensor_module._engine_backward = backward  # Tensor.backward's callee, bound once
 
 
 def queue_callback(callback) -> None:

@@ -772,6 +772,19 @@ def watch_index(ctx, t, out_nr=None) -> None:
     frees_index(ctx)
 
 
+def watch_inputs(ctx, tensors) -> None:
+    """watch_index(ctx, t) for each input t of `tensors` (a non-empty sequence), in one call."""
+    entries = []
+    for t in tensors:
+        vc = t._vc
+        if vc.__class__ is not list:
+            refuse_inference_save(t)
+        entries.append(("in", t, vc, vc[0], 0))
+    ctx._watched = (*ctx._watched, *entries)
+    if ctx._saved is _NOTHING:  # frees_index, inlined
+        ctx._saved = ()
+
+
 def check_watched(ctx) -> None:
     """Raises torch's error for an index tensor changed in place since watch_index, or for a
     node whose index a backward freed."""
@@ -844,6 +857,7 @@ class Function(metaclass=FunctionMeta):
     _backward_data_owned = None  # the same, writing into its gradient (NOTE [ Reused gradients ])
     _is_view = False  # True for ops whose output shares memory with input 0
     _backward_cls = None  # (Function.apply itself reaches forward's NotImplementedError)
+    _node_defaults = {}  # class attributes of its nodes: defaults its forward need not set
     _has_setup_context = False
     _fwd_params = None
     # torch.func transforms derive a vmap rule when True; minitorch's vmap runs the function per
@@ -1324,6 +1338,7 @@ def _node_class(cls):
         "_data_bw": data_bw,
         "_data_bw_owned": cls._backward_data_owned,
         "_takes_arrays": data_bw is not None,  # a built-in op's node: its _out_device is set
+        **cls._node_defaults,  # attributes its forward sets only where they differ (Mm's ta)
     }
     if cls._builtin:
         attrs["__module__"] = "builtins"  # as torch's C++ node classes (see AccumulateGrad)
