@@ -51,7 +51,6 @@ from minitorch.autograd.function import (
     record_unary,
     saved_uint64,
     watch_index,
-    watch_inputs,
 )
 from minitorch.autograd.grad_mode import state
 
@@ -747,9 +746,9 @@ def _index(self: Tensor, key, plan: IndexPlan) -> Tensor:
     if fn is not None:  # its node reads the key's index tensors at backward
         fn.given_key = key  # (for grad_fn._saved_indices and _saved_self_sym_sizes)
         watched = plan.tensors or _key_tensors(key, self)
-        if watched:
-            watch_inputs(fn, watched)  # (which frees the index with the saved tensors)
-        else:
+        for t in watched:
+            watch_index(fn, t)  # (which frees the index with the saved tensors)
+        if not watched:
             frees_index(fn)  # torch saves the index even when the key was a list
     return out
 

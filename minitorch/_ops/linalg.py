@@ -258,7 +258,8 @@ def _product(xp, ad, bd, ta, tb):
     dt = ad.dtype
     if ad.ndim == 2 and bd.ndim == 2 and dt.char in "fd" and bd.dtype is dt:
         # small matrices first (a layer's backward): BLAS reads them in any layout (blas_ready),
-        # and `dot` takes the product the test below gives it
+        # and `dot` takes them under the test written out below and in _recorded_mm (NOTE [ Two
+        # entry points to one GEMM ])
         if ta:
             ad = ad.T
         if tb:

@@ -47,7 +47,7 @@ def _root_grads(outputs, grad_outputs):
     implicit gradients), then the engine counts them and refuses an output that does not
     require grad. grad_outputs: a tuple, or None when no gradient was given."""
     given = grad_outputs is not None
-    if not given and len(outputs) == 1:  # loss.backward(): the loop's case, in a few tests
+    if not given and len(outputs) == 1:  # loss.backward(): the loop's ones, without the loop
         out = outputs[0]
         if out.__class__ is Tensor and out._requires_grad and out._data.ndim == 0:
             xp = out._device.backend.xp

@@ -772,19 +772,6 @@ def watch_index(ctx, t, out_nr=None) -> None:
     frees_index(ctx)
 
 
-def watch_inputs(ctx, tensors) -> None:
-    """watch_index(ctx, t) for each input t of `tensors` (a non-empty sequence), in one call."""
-    entries = []
-    for t in tensors:
-        vc = t._vc
-        if vc.__class__ is not list:
-            refuse_inference_save(t)
-        entries.append(("in", t, vc, vc[0], 0))
-    ctx._watched = (*ctx._watched, *entries)
-    if ctx._saved is _NOTHING:  # frees_index, inlined
-        ctx._saved = ()
-
-
 def check_watched(ctx) -> None:
     """Raises torch's error for an index tensor changed in place since watch_index, or for a
     node whose index a backward freed."""
