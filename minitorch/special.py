@@ -34,8 +34,8 @@ from minitorch._ops import (
 from minitorch._ops import log_softmax as _log_softmax
 from minitorch._ops import round as _round
 from minitorch._ops import softmax as _softmax
-from minitorch._ops.pointwise import _out, _out_exact
-from minitorch._ops.pointwise_more import RoundDecimals, _not_implemented, _to_float
+from minitorch._ops.pointwise import _out
+from minitorch._ops.pointwise_more import _to_float
 from minitorch._ops.reduction import _MISSING, _logsumexp
 from minitorch._ops.special_more import (
     _no_half,
@@ -74,7 +74,6 @@ from minitorch._ops.special_poly import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
-from minitorch._tensor import Tensor
 from minitorch.autograd.function import scalar_node
 
 # fmt: off
@@ -136,11 +135,7 @@ def round(input, *args, decimals=0, out=None):
     refuses an integer or bool tensor."""
     if args:  # (torch's parser: its decimals is keyword-only)
         raise too_many_positional("special_round", 1 + len(args), 1)
-    if decimals.__class__ is int and decimals == 0 and isinstance(input, Tensor):
-        if not input.dtype.is_floating_point:
-            raise _not_implemented("round_vml_cpu", input.dtype)
-        return _out_exact(RoundDecimals.apply(input, decimals=0), out)
-    return _round(input, *args, decimals=decimals, out=out)
+    return _round(input, decimals=decimals, out=out)  # (given, 0 too: NOTE [ round's decimals ])
 
 
 def logsumexp(input, dim=_MISSING, keepdim=False, *args, out=None):

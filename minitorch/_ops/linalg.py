@@ -256,34 +256,19 @@ def _product(xp, ad, bd, ta, tb):
     """op(ad) @ op(bd) of arrays (op: a transpose of the last two dims where the flag is set),
     in ad's dtype."""
     dt = ad.dtype
-    if ad.ndim == 2 and bd.ndim == 2 and dt.char in "fd" and bd.dtype is dt:
-        # small matrices first (a layer's backward): BLAS reads them in any layout (blas_ready),
-        # and `dot` takes them under the test written out below and in _recorded_mm (NOTE [ Two
-        # entry points to one GEMM ])
-        if ta:
-            ad = ad.T
-        if tb:
-            bd = bd.T
-        m, k = ad.shape
-        n = bd.shape[1]
-        if m * k < _BLAS_COPY_MIN and k * n < _BLAS_COPY_MIN and m * k * n < _DOT_MAX and (
-            k != 1 or (m != 1 and n != 1)
-        ):
-            return ad.dot(bd)  # NOTE [ Two entry points to one GEMM ]
-        ta = tb = False
     # (blas_ready holds for small operands: the common small product makes no call for it)
     if (ad.size >= _BLAS_COPY_MIN or bd.size >= _BLAS_COPY_MIN) and not (
         blas_ready(ad) and blas_ready(bd)
     ):
         return _strided_product(xp, ad, bd, ta, tb)
-    if ta:
-        ad = ad.swapaxes(-1, -2)  # _swap, inlined
+    matrices = ad.ndim == 2 and bd.ndim == 2  # (a layer's product)
+    if ta:  # _swap, inlined (.T for a matrix: no arguments to parse)
+        ad = ad.T if matrices else ad.swapaxes(-1, -2)
     if tb:
-        bd = bd.swapaxes(-1, -2)
+        bd = bd.T if matrices else bd.swapaxes(-1, -2)
     if (
-        ad.ndim == 2
-        and bd.ndim == 2
-        and ad.dtype.char in "fd"
+        matrices
+        and dt.char in "fd"
         and ad.size * bd.shape[1] < _DOT_MAX
         and (ad.shape[1] != 1 or (ad.size != 1 and bd.size != 1))
     ):
@@ -303,7 +288,9 @@ def _product(xp, ad, bd, ta, tb):
             out = xp.ascontiguousarray(out)
     # NumPy's matmul of bfloat16 and float8 (ml_dtypes) arrays returns float32: keep the input's
     # dtype, rounded as torch casts (float8_e4m3fn saturates: NOTE [ Float8 dtypes ])
-    return out if out.dtype == dt else _dtype.via_float32(out, dt).astype(dt, copy=False)
+    if out.dtype is dt or out.dtype == dt:
+        return out
+    return _dtype.via_float32(out, dt).astype(dt, copy=False)
 
 
 # NOTE [ Saved operands of products ]

@@ -50,8 +50,7 @@ def _root_grads(outputs, grad_outputs):
     if not given and len(outputs) == 1:  # loss.backward(): the loop's ones, without the loop
         out = outputs[0]
         if out.__class__ is Tensor and out._requires_grad and out._data.ndim == 0:
-            xp = out._device.backend.xp
-            return [_make(xp.asarray(1, dtype=out._data.dtype), out._device, False, None)]
+            return [_ones_grad(out)]
     grads = []
     no_grad_at = None  # the first output that does not require grad (refused last)
     for i, (out, g) in enumerate(zip(outputs, grad_outputs if given else _NONES, strict=False)):
@@ -69,10 +68,7 @@ def _root_grads(outputs, grad_outputs):
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            d = out._data
-            xp = out._device.backend.xp
-            ones = xp.asarray(1, dtype=d.dtype) if d.ndim == 0 else xp.ones(d.shape, d.dtype)
-            g = _make(ones, out._device, False, None)
+            g = _ones_grad(out)
         elif not isinstance(g, Tensor):
             raise TypeError(_GRAD_TYPE + type(g).__name__)
         elif g._data.shape != out._data.shape:
@@ -98,6 +94,14 @@ def _root_grads(outputs, grad_outputs):
             f"element {no_grad_at} of tensors does not require grad and does not have a grad_fn"
         )
     return grads
+
+
+def _ones_grad(out: Tensor) -> Tensor:
+    """The implicit gradient of a one-element output: ones of its shape and dtype."""
+    d = out._data
+    xp = out._device.backend.xp
+    ones = xp.asarray(1, dtype=d.dtype) if d.ndim == 0 else xp.ones(d.shape, d.dtype)
+    return _make(ones, out._device, False, None)
 
 
 _NONES = itertools.repeat(None)  # the gradients of outputs given none (zip stops at outputs)
