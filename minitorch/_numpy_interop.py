@@ -827,8 +827,13 @@ def _size(a, axis=None):
 
 
 def _round(a, decimals=0, out=None):
-    # (decimals 0 is torch.round(a): an integer tensor is returned as it is, where round's
-    # decimals overload refuses it: NOTE [ round's decimals ])
+    if isinstance(a, Tensor) and a._data.dtype.kind in "biu":
+        # torch's np.round of an integer or bool tensor is NumPy's round of its array (torch's
+        # round refuses decimals there, and a bool tensor whatever the decimals), made a tensor
+        # again: integers rounded to a multiple of 10**-decimals, bools to NumPy's float16
+        rounded = np.asarray(np.round(_on_host(a, "numpy.round"), decimals))
+        return _with_out(_mt.from_numpy(rounded), out, "numpy.round")
+    # (decimals 0 is torch.round(a): NOTE [ round's decimals ])
     whole = isinstance(decimals, numbers.Integral) and decimals == 0
     r = _mt.round(a) if whole else _mt.round(a, decimals=decimals)
     return _with_out(r, out, "numpy.round")

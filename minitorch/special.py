@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
+from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional, unexpected_keyword
 from minitorch._ops import (
     digamma,
     erf,
@@ -34,6 +34,7 @@ from minitorch._ops import (
 from minitorch._ops import log_softmax as _log_softmax
 from minitorch._ops import round as _round
 from minitorch._ops import softmax as _softmax
+from minitorch._ops._common import index, wrong_type
 from minitorch._ops.pointwise import _out
 from minitorch._ops.pointwise_more import _to_float
 from minitorch._ops.reduction import _MISSING, _logsumexp
@@ -74,6 +75,7 @@ from minitorch._ops.special_poly import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import scalar_node
 
 # fmt: off
@@ -129,12 +131,21 @@ def ndtr(input, *, out=None):
     return _out(result, out)
 
 
-def round(input, *args, decimals=0, out=None):
+def round(input=REQUIRED, *args, decimals=0, out=None, **unknown):
     """Rounds half to even, to `decimals` decimal places. Mirrors torch.special.round, which is
     torch's round with its decimals always given (0 too): its node is RoundBackward1, and it
-    refuses an integer or bool tensor."""
+    refuses an integer or bool tensor. Its one signature's argument errors name special_round."""
+    op = "special_round"
     if args:  # (torch's parser: its decimals is keyword-only)
-        raise too_many_positional("special_round", 1 + len(args), 1)
+        raise too_many_positional(op, 1 + len(args), 1)
+    if unknown:
+        raise unexpected_keyword(op, next(iter(unknown)))
+    if not isinstance(input, Tensor):
+        raise wrong_type(op, input, "input", 1, "Tensor")
+    if decimals.__class__ is not int:
+        decimals = index(decimals, op, "decimals")  # (an int-like, or torch's TypeError)
+    if out is not None and not isinstance(out, Tensor):
+        raise wrong_type(op, out, "out", None, "Tensor")
     return _round(input, decimals=decimals, out=out)  # (given, 0 too: NOTE [ round's decimals ])
 
 

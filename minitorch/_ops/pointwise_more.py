@@ -15,7 +15,16 @@ from minitorch._ops._common import (
     wrong_type,
     zeros_of,
 )
-from minitorch._ops.pointwise import _out, _out_exact, _sign_kernel, div, pow, sign, sqrt
+from minitorch._ops.pointwise import (
+    _out,
+    _out_exact,
+    _sign_kernel,
+    div,
+    found_dtype_error,
+    pow,
+    sign,
+    sqrt,
+)
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -267,16 +276,18 @@ def round(input, *args, decimals=DEFAULT_ZERO, out=None):
         raise _round_args_error("round", input, args, decimals, out)
     if decimals is DEFAULT_ZERO:  # round(input): NOTE [ round's decimals ]
         return _round0(input, out=out)
-    if decimals.__class__ is not int:  # an int-like, not a float or bool (torch's parser)
-        try:
+    if decimals.__class__ is not int or not isinstance(input, Tensor):
+        try:  # an int-like decimals, not a float or bool (torch's parser)
             decimals = index(decimals, "round", "decimals")
-        except TypeError:  # NOTE [ Overloaded reductions ]
+            _check_tensor(input, "round")
+        except TypeError:  # neither overload takes the call (NOTE [ Overloaded reductions ])
             from minitorch._ops._parser_errors import parsed_error
 
             named = (("input", input), ("decimals", decimals), ("out", out))
             raise parsed_error("round", named) from None
-    _check_tensor(input, "round")
     if not input.dtype.is_floating_point:
+        if isinstance(out, Tensor) and out.dtype is not input.dtype:
+            raise found_dtype_error(out.dtype, input.dtype)  # (checked before the kernel's)
         raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", input.dtype)
     return _out_exact(RoundDecimals.apply(input, decimals=int(decimals)), out)
 
