@@ -1058,6 +1058,28 @@ def record_pair(fn, out, a, b, save_a, save_b):
     return result
 
 
+def record_many(fn, out, inputs, saved):
+    """fn.apply(*inputs) from out, the array fn.forward computes from `inputs` (plain CPU
+    tensors of one device, numbers or None; one tensor requiring grad; grad mode on); saved:
+    what the forward saves, in its order, each one of the inputs (None where it saves
+    nothing)."""
+    ctx, result = _recorded(fn, out)
+    _connect(ctx, inputs)
+    ctx._saved = tuple([None if s is None else _saved_operand(s) for s in saved])
+    return result
+
+
+def record_view(fn, out, a):
+    """fn.apply(a) for the view Function fn, from out, the view of a's array its forward
+    computes (a: a plain CPU tensor requiring grad, grad mode on): its node, which saves nothing,
+    and the result marked a view of a as apply marks it."""
+    ctx, result = _recorded(fn, out)
+    _connect_one(ctx, a)
+    ctx._saved = _NOTHING
+    _mark_view(result, a, fn, (), {})
+    return result
+
+
 def _recorded(fn, out, _new=object.__new__):
     """The node of the built-in Function fn on the CPU (numbered: NOTE [ Walk order ]) and its
     result holding the array out (NumPy's 0-d results made arrays), as _apply_recording makes
@@ -1287,6 +1309,11 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
         elif s.__class__ is array_cls:  # computed in forward: a constant for backward
             c = _make(s, device, False, None, 0)
             packed.append(("in", c, c._vc, 0, 0))
+        elif isinstance(s, Tensor):  # a Parameter (a dispatching subclass never gets here)
+            vc = s._vc
+            if vc.__class__ is not list:
+                refuse_inference_save(s)
+            packed.append(("in", s, vc, vc[0], 0))
         else:
             _pack_saved(ctx, (result,), (raw,))
             return result

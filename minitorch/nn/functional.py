@@ -48,7 +48,15 @@ from minitorch._ops.shape import TransposeT as _TransposeT
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
 from minitorch.autograd.composite import as_node, one_node, saved_value, show_saved
-from minitorch.autograd.function import fast_path, name_node, plain_result, saved_uint64
+from minitorch.autograd.function import (
+    fast_path,
+    name_node,
+    plain_result,
+    record_many,
+    record_pair,
+    record_view,
+    saved_uint64,
+)
 from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
@@ -155,6 +163,14 @@ def linear(
                 and fast_path[0]  # (off while a FlopCounterMode wraps Linear's forward)
             ):
                 return plain_result(_matmul_bias(_CPU_XP, x, w.T, b), _CPU)
+            if (  # a node to record (the else of the test above)
+                input._device is _CPU
+                and weight._device is _CPU
+                and (bias is None or bias._device is _CPU)
+                and fast_path[0]
+                and _grad_state.saved_hooks is None
+            ):
+                return _recorded_linear(input, weight, bias, x, w, b)
             wt = _TransposeT.apply(weight)  # linear_kernel's graph, its checks passed here
             return _LinearMm.apply(input, wt) if b is None else _LinearOp.apply(bias, input, wt)
         if linear_fits(input, weight, bias):
@@ -206,6 +222,24 @@ def linear(
     # torch's matmul path adds the bias in place: the product's dtype and shape stay
     return out + bias if addmm else out.add_(bias)
 
+
+
+def _recorded_linear(input, weight, bias, x, w, b):
+    """_TransposeT.apply(weight), then _LinearOp.apply(bias, input, wt) (_LinearMm.apply(input,
+    wt) without a bias), for plain CPU matrices (arrays x, w, b) that F.linear hands to those
+    two, a node to record and no saved-tensor hooks: NOTE [ The recorded fast path ] in
+    minitorch/autograd/function.py. The same nodes, edges, view and saved values; each operand
+    is saved for the other's gradient, as Linear.forward saves them."""
+    wtd = w.T
+    if weight._requires_grad:
+        wt = record_view(_TransposeT, wtd, weight)
+    else:  # (a frozen layer: a view with no node)
+        wt = _TransposeT.apply(weight)
+    out = _matmul_bias(_CPU_XP, x, wtd, b)
+    if b is None:
+        return record_pair(_LinearMm, out, input, wt, weight._requires_grad, input._requires_grad)
+    saved = (input if weight._requires_grad else None, wt if input._requires_grad else None)
+    return record_many(_LinearOp, out, (bias, input, wt), saved)
 
 def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
     """F.linear(..., out=) as torch runs it: addmm into out for a matrix input with a bias, else
