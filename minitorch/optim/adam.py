@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import minitorch
+from minitorch._backend import cpu as _CPU
+from minitorch._ops.pointwise_binary import _addcmul_array, _lerp_array
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     _HALF,
+    _NUMBER_CLASSES,
     Optimizer,
     _add_square_,
     _advance,
@@ -27,6 +30,8 @@ from minitorch.optim.optimizer import (
     _to_scalar,
     _use_grad_for_differentiable,
     _with_decay,
+    count_step,
+    update_arrays,
 )
 
 __all__ = ["Adam", "adam"]
@@ -136,8 +141,19 @@ class Adam(Optimizer):
             beta1, beta2 = (operand(b) for b in group["betas"])
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
             differentiable = group["differentiable"]
+            on_arrays = (  # NOTE [ Updates on arrays ] (the parameters are checked below)
+                not (amsgrad or differentiable)
+                and (decoupled or weight_decay == 0)
+                and all(x.__class__ in _NUMBER_CLASSES for x in (lr, beta1, beta2, eps))
+                and weight_decay.__class__ in _NUMBER_CLASSES
+            )
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
+                if on_arrays:
+                    arrays = update_arrays(p, grad, state["exp_avg"], state["exp_avg_sq"])
+                    if arrays is not None:
+                        _update_arrays(p, state, arrays, lr, beta1, beta2, eps, weight_decay)
+                        continue
                 if differentiable:  # See NOTE [ Differentiable optimizer steps ]
                     _differentiable_update(p, grad, state, group)
                     continue
@@ -207,6 +223,35 @@ def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsg
     else:
         denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
     _sub_quotient_(p, exp_avg, denom, step_size)
+
+
+def _update_arrays(p, state, arrays, lr, beta1, beta2, eps, weight_decay):
+    """_update on the arrays (p, grad, exp_avg, exp_avg_sq) of NOTE [ Updates on arrays ]
+    (weight decay decoupled, no amsgrad): each line the array calls of the tensor op named."""
+    xp = _CPU.backend.xp
+    pd, gd, md, vd = arrays
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step = count_step(state["step"])
+    if weight_decay != 0:  # p.mul_(1 - lr * weight_decay)
+        xp.multiply(pd, 1 - lr * weight_decay, out=pd)
+        p._vc[0] += 1
+    out = _lerp_array(_CPU.backend, md, gd, 1 - beta1, into=md)  # exp_avg.lerp_(grad, 1 - b1)
+    if out is not md:
+        xp.copyto(md, out)
+    xp.multiply(vd, beta2, out=vd)  # exp_avg_sq.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+    out = _addcmul_array(_CPU.backend, vd, gd, gd, 1 - beta2)
+    if out is not vd:
+        xp.copyto(vd, out)
+    exp_avg._vc[0] += 1
+    exp_avg_sq._vc[0] += 2
+    step_size = lr / (1 - beta1**step)
+    denom = xp.sqrt(vd)  # exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+    xp.true_divide(denom, (1 - beta2**step) ** 0.5, out=denom)
+    xp.add(denom, eps, out=denom)
+    q = md * -step_size  # p.add_(exp_avg.mul(-step_size).div_(denom)) (_sub_quotient_)
+    xp.true_divide(q, denom, out=q)
+    xp.add(pd, q, out=pd)
+    p._vc[0] += 1
 
 
 def _differentiable_update(p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
