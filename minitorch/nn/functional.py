@@ -223,7 +223,6 @@ def linear(
     return out + bias if addmm else out.add_(bias)
 
 
-
 def _recorded_linear(input, weight, bias, x, w, b):
     """_TransposeT.apply(weight), then _LinearOp.apply(bias, input, wt) (_LinearMm.apply(input,
     wt) without a bias), for plain CPU matrices (arrays x, w, b) that F.linear hands to those
@@ -240,6 +239,7 @@ def _recorded_linear(input, weight, bias, x, w, b):
         return record_pair(_LinearMm, out, input, wt, weight._requires_grad, input._requires_grad)
     saved = (input if weight._requires_grad else None, wt if input._requires_grad else None)
     return record_many(_LinearOp, out, (bias, input, wt), saved)
+
 
 def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
     """F.linear(..., out=) as torch runs it: addmm into out for a matrix input with a bias, else
