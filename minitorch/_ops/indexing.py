@@ -40,7 +40,7 @@ from minitorch._ops.inplace import (
     warn_expanded_put,
     writable,
 )
-from minitorch._ops.shape import empty_view, own_node_names, plain_view
+from minitorch._ops.shape import empty_view, own_node_names, plain_view, view_apply
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
     Function,
@@ -642,7 +642,7 @@ def _index_view(self, x, basic, cls, key):
         out = x[basic]
         if out.size:  # (an empty one is rebuilt by the forward: NOTE [ Empty views ])
             return plain_view(self, out, cls, {"key": basic})
-    out = cls.apply(self, key=basic)
+    out = view_apply(cls, self, {"key": basic})
     fn = out._grad_fn
     if fn is not None:  # the key as the call gave it (NOTE [ Saved values of a basic key ])
         fn.given = key
@@ -682,7 +682,7 @@ def getitem(self: Tensor, key) -> Tensor:
                 out = x[basic]
                 if out.size:
                     return plain_view(self, out, _VIEWS[name], {"key": basic})
-            out = _VIEWS[name].apply(self, key=basic)
+            out = view_apply(_VIEWS[name], self, {"key": basic})
             fn = out._grad_fn
             if fn is not None:  # See NOTE [ Saved values of a basic key ]
                 fn.given = key

@@ -18,6 +18,7 @@ from minitorch.autograd.function import (
     _mark_view,
     fast_path,
     name_node,
+    record_view_apply,
     saved_uint64,
 )
 from minitorch.autograd.grad_mode import state as _grad_state
@@ -135,6 +136,22 @@ def plain_view(a: Tensor, out, cls, kwargs: dict) -> Tensor:
     result._grad = None
     _mark_view(result, a, cls, (), kwargs)  # (which sets _base)
     return result
+
+
+def view_apply(cls, a: Tensor, kwargs: dict) -> Tensor:
+    """cls.apply(a, **kwargs) for the view op `cls` where its no-grad fast path declined: where
+    a is a plain CPU tensor whose node is recorded (no saved-tensor hooks, no profile), without
+    apply's general tests (record_view_apply: NOTE [ The recorded fast path ])."""
+    if (
+        a.__class__ is Tensor
+        and a._requires_grad
+        and _grad_state.enabled
+        and a._device is _CPU
+        and fast_path[0]
+        and _grad_state.saved_hooks is None
+    ):
+        return record_view_apply(cls, a, kwargs)
+    return cls.apply(a, **kwargs)
 
 
 # NOTE [ Saved values under another node name ]
@@ -350,7 +367,7 @@ def view(input: Tensor, shape) -> Tensor:
     ):
         out = x.view() if x.shape == shape else x.reshape(shape)
         return plain_view(input, out, View, {"shape": shape})
-    return View.apply(input, shape=shape)
+    return view_apply(View, input, {"shape": shape})
 
 
 # NOTE [ Dtype views ]
@@ -438,7 +455,7 @@ def _reshaped(input: Tensor, x, shape: tuple) -> Tensor:
         ):
             out = x.view() if x.shape == shape else x.reshape(shape)
             return plain_view(input, out, View if contiguous else ReshapeAlias, {"shape": shape})
-        return (View if contiguous else ReshapeAlias).apply(input, shape=shape)
+        return view_apply(View if contiguous else ReshapeAlias, input, {"shape": shape})
     if not input._requires_grad:  # no graph to show: one copy
         return Reshape.apply(input, shape=shape)
     # torch copies as clone(contiguous) and then _unsafe_view: a graph walker sees
@@ -582,7 +599,7 @@ def _squeeze(input: Tensor, cls, dims: tuple, given=None) -> Tensor:
         out = x.view() if not dims else x.reshape(_squeezed_shape(x.shape, dims))
         if out.size:  # (as_view_array's; an empty one is rebuilt by the forward)
             return plain_view(input, out, cls, {"dims": dims})
-    out = cls.apply(input, dims=dims)
+    out = view_apply(cls, input, {"dims": dims})
     if given is not None:  # squeeze's dim argument, for grad_fn._saved_dim
         fn = out._grad_fn
         if fn is not None:
@@ -718,8 +735,8 @@ def unsqueeze(input: Tensor = REQUIRED, dim: int = REQUIRED, *extra) -> Tensor:
     ):
         return plain_view(input, _unsqueezed(_CPU_XP, input, d), Unsqueeze, {"dim": d})
     if dim is d:  # (a dim in range: the same int; else kept as given for grad_fn._saved_dim)
-        return Unsqueeze.apply(input, dim=d)
-    out = Unsqueeze.apply(input, dim=d)
+        return view_apply(Unsqueeze, input, {"dim": d})
+    out = view_apply(Unsqueeze, input, {"dim": d})
     fn = out._grad_fn  # (keep_given, inlined)
     if fn is not None:
         fn.given = dim
@@ -817,7 +834,7 @@ def _permuted(input, dims):
         and fast_path[0]
     ):
         return plain_view(input, input._data.transpose(dims), Permute, {"dims": dims})
-    return Permute.apply(input, dims=dims)
+    return view_apply(Permute, input, {"dims": dims})
 
 
 def permute(input: Tensor, dims) -> Tensor:
@@ -899,8 +916,8 @@ def transpose(
         out = x.view() if d0 == d1 else x.swapaxes(d0, d1)
         return plain_view(input, out, Transpose, {"dim0": d0, "dim1": d1})
     if dim0 is d0 and dim1 is d1:  # (else kept as given, for grad_fn._saved_dim0/1)
-        return Transpose.apply(input, dim0=d0, dim1=d1)
-    out = Transpose.apply(input, dim0=d0, dim1=d1)
+        return view_apply(Transpose, input, {"dim0": d0, "dim1": d1})
+    out = view_apply(Transpose, input, {"dim0": d0, "dim1": d1})
     fn = out._grad_fn  # (keep_given, inlined: x.transpose(-2, -1) is common)
     if fn is not None:
         fn.given = (dim0, dim1)
@@ -950,7 +967,7 @@ def t(input: Tensor = REQUIRED, *extra) -> Tensor:
     ):
         x = input._data
         return plain_view(input, x.T if n == 2 else x.view(), TransposeT, {})
-    return TransposeT.apply(input)
+    return view_apply(TransposeT, input, {})
 
 
 def adjoint(input: Tensor) -> Tensor:
@@ -1193,7 +1210,7 @@ def expand(input: Tensor, sizes) -> Tensor:
         ):
             out = _expanded(_CPU.backend, input, shape)
             return plain_view(input, out, Expand, {"shape": shape})
-        return Expand.apply(input, shape=shape)
+        return view_apply(Expand, input, {"shape": shape})
     for s in sizes:
         if s.__class__ is not int:  # See NOTE [ Int-like arguments ]
             sizes = int_list(sizes, "expand", "size")
@@ -1390,7 +1407,7 @@ def narrow(
         out = input._data[(_WHOLE,) * d + (slice(start, start + length),)]
         if out.size:
             return plain_view(input, out, Narrow, {"dim": d, "start": start, "length": length})
-    out = Narrow.apply(input, dim=d, start=start, length=length)
+    out = view_apply(Narrow, input, {"dim": d, "start": start, "length": length})
     if dim != d:  # a negative dim: kept as given, for grad_fn._saved_dim (keep_given)
         keep_given(out, dim)
     return out

@@ -1083,6 +1083,36 @@ def record_view(fn, out, a):
     return result
 
 
+def record_view_apply(fn, a, kwargs, _new=object.__new__):
+    """fn.apply(a, **kwargs) for the built-in view Function fn and a plain CPU tensor a
+    requiring grad, grad mode on, no saved-tensor hooks: _apply_recording's steps for one input
+    and one array output, without apply's tests of what the caller tested (NOTE [ The recorded
+    fast path ]); the forward runs on the node, which it sets up as under apply."""
+    ctx = _new(fn._backward_cls or _node_class(fn))
+    ctx._prio = _next_prio()
+    ctx.xp = _CPU_XP
+    ctx._to_save = None
+    _connect_one(ctx, a)
+    out = fn.forward(ctx, a, **kwargs)
+    if out.__class__ is not _np_ndarray:
+        out = _np_asarray(out)  # NumPy's 0-d results are scalars
+    result = _new(Tensor)
+    result._data = out
+    result._device = _CPU
+    result._requires_grad = True
+    result._grad_fn = ctx
+    result._vc = [0]
+    result._base = None
+    result._grad = None
+    ctx._out_device = _CPU
+    _mark_view(result, a, fn, (), kwargs)
+    if ctx._to_save:
+        _pack_saved(ctx, (result,), (out,))
+    else:
+        ctx._saved = _NOTHING
+    return result
+
+
 def _recorded(fn, out, _new=object.__new__):
     """The node of the built-in Function fn on the CPU (numbered: NOTE [ Walk order ]) and its
     result holding the array out (NumPy's 0-d results made arrays), as _apply_recording makes
