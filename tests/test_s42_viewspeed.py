@@ -177,10 +177,13 @@ def test_fast_path_skips_apply_only_with_nothing_to_record(cls, fn, monkeypatch)
         fn(x)
     assert len(calls) == 1
     r = x.detach().requires_grad_()
-    out = fn(r)
-    assert len(calls) == 2 and out.grad_fn is not None
+    out = fn(r)  # recorded: record_view_apply, not apply (NOTE [ The recorded fast path ])
+    assert len(calls) == 1 and out.grad_fn is not None
     with torch.no_grad():
         fn(r)  # nothing recorded: a leaf view that inherits requires_grad
+    assert len(calls) == 1
+    with full_path():
+        fn(r)  # recorded on the full path: apply
     assert len(calls) == 2
 
 
