@@ -46,8 +46,9 @@ def _operands(needs, dtype, bias=True, parameter=False):
     return x, w, b
 
 
-def _t_node_state(node):
-    """What the weight's TBackward0 node holds (None where the weight needs no grad)."""
+def node_state(node):
+    """What a node holds: class, edges, input metadata, needs, saved nothing or not, attributes,
+    device (None for no node: the weight's TBackward0 where the weight needs no grad)."""
     if node is None:
         return None
     edges = tuple(None if e is None else (type(e[0]).__name__, e[1]) for e in node._next)
@@ -68,7 +69,7 @@ def _state(out):
     wt_node = None if wt_edge is None else wt_edge[0]
     if wt_node is not None and type(wt_node).__name__ != "TBackward0":
         wt_node = None  # (an AccumulateGrad: no view node)
-    return _node_state(out), _t_node_state(wt_node), out.detach().numpy().tobytes()
+    return _node_state(out), node_state(wt_node), out.detach().numpy().tobytes()
 
 
 CASES = [(n, b) for n in NEEDS for b in (True, False) if b or n[0] or n[1]]  # (needs, bias)

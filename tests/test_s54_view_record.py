@@ -13,6 +13,7 @@ from minitorch._ops import indexing, shape
 from minitorch.autograd import function
 from tests._fastpath import full_path
 from tests.test_s46_loss import compare, randn
+from tests.test_s54_linear_fast import node_state
 
 VIEWS = {
     "view": lambda a: a.view(6, 4),
@@ -60,15 +61,9 @@ def _view_state(t):
     """A view's node (class, edges, metadata, needs, saved, attributes), view bookkeeping and
     value."""
     node = t.grad_fn
-    edges = tuple(None if e is None else (type(e[0]).__name__, e[1]) for e in node._next)
     shown = {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_")}
     return (
-        type(node).__name__,
-        edges,
-        node._in_meta,
-        node.needs_input_grad,
-        node._saved is function._NOTHING,
-        {k: v for k, v in node.__dict__.items() if k != "_metadata"},
+        node_state(node),
         repr(shown),
         t._base is not None,
         t._view_version,

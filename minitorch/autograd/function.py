@@ -1087,34 +1087,26 @@ def record_view(fn, out, a):
     return result
 
 
-def record_view_apply(fn, a, kwargs, _new=object.__new__):
+def record_view_apply(fn, a, kwargs):
     """fn.apply(a, **kwargs) for the built-in view Function fn and a plain CPU tensor a
     requiring grad, grad mode on, no saved-tensor hooks: _apply_recording's steps for one input
     and one array output, without apply's tests of what the caller tested (NOTE [ The recorded
     fast path ]); the forward runs on the node, which it sets up as under apply."""
-    ctx = _new(fn._backward_cls or _node_class(fn))
-    ctx._prio = _next_prio()
-    ctx.xp = _CPU_XP
-    ctx._to_save = None
+    ctx, result = _recorded(fn, _NO_DATA)  # (the node first, numbered before its forward)
     _connect_one(ctx, a)
     out = fn.forward(ctx, a, **kwargs)
     if out.__class__ is not _np_ndarray:
         out = _np_asarray(out)  # NumPy's 0-d results are scalars
-    result = _new(Tensor)
     result._data = out
-    result._device = _CPU
-    result._requires_grad = True
-    result._grad_fn = ctx
-    result._vc = [0]
-    result._base = None
-    result._grad = None
-    ctx._out_device = _CPU
     _mark_view(result, a, fn, (), kwargs)
     if ctx._to_save:
         _pack_saved(ctx, (result,), (out,))
     else:
         ctx._saved = _NOTHING
     return result
+
+
+_NO_DATA = _np_asarray(0.0)  # record_view_apply's result holds it until its forward has run
 
 
 def _recorded(fn, out, _new=object.__new__):
