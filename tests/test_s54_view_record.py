@@ -5,6 +5,8 @@ saved attributes as torch shows them), the view (base, version counter, replay c
 values and the first and second order gradients must be the full path's (the fast paths'
 switch off, as a profile). Each test also checks that the route it means was taken."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -93,12 +95,9 @@ def test_a_leaf_base_and_a_view_of_a_view(monkeypatch):
     route = _Route(monkeypatch)
     leaf = randn(4, 6).requires_grad_()
     states = []
-    for ctx in (None, full_path()):
-        if ctx is None:
+    for ctx in (contextlib.nullcontext(), full_path()):
+        with ctx:
             v = leaf.view(2, 12).transpose(0, 1)[3:5]
-        else:
-            with ctx:
-                v = leaf.view(2, 12).transpose(0, 1)[3:5]
         states.append(_view_state(v))
         assert v._base is leaf
     assert route.calls == 3
@@ -107,9 +106,9 @@ def test_a_leaf_base_and_a_view_of_a_view(monkeypatch):
 
 def test_an_in_place_change_through_a_recorded_view_gives_the_full_paths_gradients():
     results = []
-    for ctx in (None, full_path()):
+    for ctx in (contextlib.nullcontext(), full_path()):
         leaf = randn(3, 4, dtype=torch.float64).requires_grad_()
-        with ctx if ctx is not None else _null():
+        with ctx:
             base = leaf * 2
             v = base.transpose(0, 1)
             v[1].mul_(3)  # base changes through its view
@@ -120,18 +119,10 @@ def test_an_in_place_change_through_a_recorded_view_gives_the_full_paths_gradien
     assert results[0] == results[1]
 
 
-class _null:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
 def test_a_stale_view_regenerates_its_node_as_on_the_full_path():
     names = []
-    for ctx in (None, full_path()):
-        with ctx if ctx is not None else _null():
+    for ctx in (contextlib.nullcontext(), full_path()):
+        with ctx:
             base = randn(3, 4).requires_grad_().clone()
             v = base.unsqueeze(0)
             base.add_(1)  # the view's node is now stale

@@ -981,7 +981,6 @@ def _ops():
 
 
 _ONE = 1  # the default alpha (NOTE [ Default alpha ] in pointwise.py)
-_INT_MIN, _INT_END = -(1 << 63), 1 << 64  # the Python ints torch's Scalar takes (int64, uint64)
 _CPU_UFUNCS = {
     name: getattr(_CPU.backend.xp, name) for name in ("add", "subtract", "multiply", "true_divide")
 }  # _fast_inplace's kernels on the host
@@ -1015,7 +1014,7 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     if (  # an optimizer's scalings, v.mul_(beta2), denom.add_(eps): what the general test
         # below decides for a plain CPU float32/float64 self and a Python number, alpha 1
         alpha is _ONE
-        and (other.__class__ is float or (other.__class__ is int and _INT_MIN <= other < _INT_END))
+        and (other.__class__ is float or (other.__class__ is int and -(1 << 63) <= other < 1 << 64))
         and self._device is _CPU
         and not (state.enabled and (self._requires_grad or self._base is not None))
         and self._vc.__class__ is list
@@ -1053,8 +1052,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     elif dt.itemsize == 2 and floating:
         return False  # how the number is rounded is pointwise's: NOTE [ Half-precision arithmetic ]
     elif floating:
-        if other.__class__ is not float and not _INT_MIN <= other < _INT_END:
-            return False  # beyond int64/uint64: the general path's OverflowError, as torch's
+        if other.__class__ is not float and not -(1 << 63) <= other < 1 << 64:
+            return False  # the general path's OverflowError: NOTE [ Ints beyond a Scalar ]
         o = other
     elif isinstance(other, int) and kind in "iu":
         o = wrap_int(other, dt)  # u8 += 300 wraps as torch's kernel

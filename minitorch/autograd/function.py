@@ -1023,8 +1023,8 @@ def plain_result(out, device):
 # pointwise_fwd_bwd's forward 48 -> 30 us. Its users: mul/add/sub/div, exp/log/sqrt/tanh/
 # sigmoid, relu, neg, x ** number, the full sum (pointwise.py, reduction.py), mean, logsumexp
 # over a dim, a product of two matrices (linalg.py _recorded_mm), indexing by tensors
-# (indexing.py) and F.linear of matrices (its weight's TBackward0 view by record_view, then
-# AddmmBackward0 by record_many: nn/functional.py _recorded_linear; nn.Linear(32, 10) on
+# (indexing.py) and F.linear of matrices (its weight's TBackward0 view by record_view_apply,
+# then AddmmBackward0 by record_many: nn/functional.py _recorded_linear; nn.Linear(32, 10) on
 # (16, 32), recorded: 22 -> 11 us). The view ops with a view fast path (NOTE [ The view fast
 # path ] in shape.py: view, reshape, transpose, permute, unsqueeze, squeeze, expand, narrow, t,
 # basic indexing) record through record_view_apply (shape.py view_apply), which runs the view's
@@ -1073,17 +1073,6 @@ def record_many(fn, out, inputs, saved):
     ctx, result = _recorded(fn, out)
     _connect(ctx, inputs)
     ctx._saved = tuple([None if s is None else _saved_operand(s) for s in saved])
-    return result
-
-
-def record_view(fn, out, a):
-    """fn.apply(a) for the view Function fn, from out, the view of a's array its forward
-    computes (a: a plain CPU tensor requiring grad, grad mode on): its node, which saves nothing,
-    and the result marked a view of a as apply marks it."""
-    ctx, result = _recorded(fn, out)
-    _connect_one(ctx, a)
-    ctx._saved = _NOTHING
-    _mark_view(result, a, fn, (), {})
     return result
 
 
