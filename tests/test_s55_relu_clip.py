@@ -183,3 +183,37 @@ def test_which_kernel(monkeypatch, dtype, shape, clipped, grad):
         torch.from_numpy(x.copy()).relu_()
     assert calls == ([shape, shape] if clipped else [])
     np.testing.assert_array_equal(_bits(y.detach().numpy(), dtype), _bits(_expected(x), dtype))
+
+
+@pytest.mark.parametrize("shape", [(5,), (300, 517)], ids=str)
+def test_gelu32_relu_part_by_clip(monkeypatch, shape):
+    """The float32 GELU kernel's relu part, maximum(-0., x), goes through the clip ufunc on the
+    host: the forward and the derivative it keeps are the bits the maximum gives."""
+    from minitorch._backend.numpy_backend import NumpyBackend
+
+    x = _values(np.float32, shape, seed=11) * np.float32(4)
+
+    def run():
+        t = torch.from_numpy(x.copy()).requires_grad_()
+        y = F.gelu(t)
+        y.backward(torch.ones_like(y))
+        return _bits(y.detach().numpy(), np.float32), _bits(t.grad.numpy(), np.float32)
+
+    clip = NumpyBackend.clip_ufunc
+    calls = []
+
+    def spy(a, lo, hi, out=None):
+        calls.append(lo)
+        return clip(a, lo, hi, out=out)
+
+    monkeypatch.setattr(NumpyBackend, "clip_ufunc", staticmethod(spy))
+    got = run()
+    assert calls and all(np.signbit(lo) and lo == 0 for lo in calls)
+
+    def by_maximum(a, lo, hi, out=None):
+        return np.maximum(lo, a, out=out)
+
+    monkeypatch.setattr(NumpyBackend, "clip_ufunc", staticmethod(by_maximum))
+    want = run()
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
