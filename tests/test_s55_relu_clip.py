@@ -44,16 +44,19 @@ def _expected(x):
 SHAPES = [(8,), (16, 32), (300, 517), (4, 3, 33, 35)]
 
 
+@pytest.mark.parametrize("dtype", list(INTS), ids=lambda d: d.__name__)
+@pytest.mark.parametrize("lo", [0.0, -0.0], ids=["zero", "minus_zero"])
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_relu_f32_gives_maximums_bits(shape):
-    dtype = np.float32
+def test_maximum_number_gives_maximums_bits(dtype, lo, shape):
     x = _values(dtype, shape)
-    got = numpy_backend.relu_f32(x)
+    lo = dtype(lo)
+    want = _bits(np.maximum(lo, x), dtype)
+    got = numpy_backend.maximum_number(lo, x)
     assert got.dtype == dtype and got.shape == x.shape
-    np.testing.assert_array_equal(_bits(got, dtype), _bits(_expected(x), dtype))
+    np.testing.assert_array_equal(_bits(got, dtype), want)
     out = x.copy()
-    assert numpy_backend.relu_f32(out, out) is out
-    np.testing.assert_array_equal(_bits(out, dtype), _bits(_expected(x), dtype))
+    assert numpy_backend.maximum_number(lo, out, out) is out
+    np.testing.assert_array_equal(_bits(out, dtype), want)
 
 
 def _inputs(dtype, requires_grad):
@@ -163,19 +166,16 @@ def test_other_dtypes_keep_maximum():
 )
 @pytest.mark.parametrize("grad", [False, True], ids=["nograd", "recorded"])
 def test_which_kernel(monkeypatch, dtype, shape, clipped, grad):
-    """Float32 arrays of RELU_CLIP_MIN elements or more go through relu_f32 (clip), out of place
-    and in place; smaller ones and float64 through maximum."""
-    from minitorch._ops import inplace, pointwise
-
-    assert numpy_backend.RELU_CLIP_MIN == 2048
+    """Float32 arrays of 2048 elements or more go through the clip ufunc, out of place and in
+    place; smaller ones and float64 through maximum."""
+    clip = numpy_backend._clip
     calls = []
 
-    def spy(x, out=None):
-        calls.append(x.shape)
-        return numpy_backend.relu_f32(x, out)
+    def spy(a, lo, hi, out=None):
+        calls.append(a.shape)
+        return clip(a, lo, hi, out=out)
 
-    monkeypatch.setattr(pointwise, "relu_f32", spy)
-    monkeypatch.setattr(inplace, "relu_f32", spy)
+    monkeypatch.setattr(numpy_backend, "_clip", spy)
     x = _values(dtype, shape, seed=10)
     t = torch.from_numpy(x.copy()).requires_grad_(grad)
     y = torch.relu(t)
@@ -185,12 +185,11 @@ def test_which_kernel(monkeypatch, dtype, shape, clipped, grad):
     np.testing.assert_array_equal(_bits(y.detach().numpy(), dtype), _bits(_expected(x), dtype))
 
 
-@pytest.mark.parametrize("shape", [(5,), (300, 517)], ids=str)
-def test_gelu32_relu_part_by_clip(monkeypatch, shape):
+@pytest.mark.parametrize("shape, clipped", [((5,), False), ((300, 517), True)], ids=str)
+def test_gelu32_relu_part_by_clip(monkeypatch, shape, clipped):
     """The float32 GELU kernel's relu part, maximum(-0., x), goes through the clip ufunc on the
-    host: the forward and the derivative it keeps are the bits the maximum gives."""
-    from minitorch._backend.numpy_backend import NumpyBackend
-
+    host for a block of 2048 elements or more (the last, shorter one of (300, 517) included):
+    the forward and the derivative it keeps are the bits the maximum gives."""
     x = _values(np.float32, shape, seed=11) * np.float32(4)
 
     def run():
@@ -199,21 +198,25 @@ def test_gelu32_relu_part_by_clip(monkeypatch, shape):
         y.backward(torch.ones_like(y))
         return _bits(y.detach().numpy(), np.float32), _bits(t.grad.numpy(), np.float32)
 
-    clip = NumpyBackend.clip_ufunc
+    clip = numpy_backend._clip
     calls = []
 
     def spy(a, lo, hi, out=None):
-        calls.append(lo)
+        calls.append((a.size, lo))
         return clip(a, lo, hi, out=out)
 
-    monkeypatch.setattr(NumpyBackend, "clip_ufunc", staticmethod(spy))
+    monkeypatch.setattr(numpy_backend, "_clip", spy)
     got = run()
-    assert calls and all(np.signbit(lo) and lo == 0 for lo in calls)
+    if clipped:  # four blocks (three of 49152, 7644 left), once: the forward keeps the derivative
+        assert [n for n, _ in calls] == [49152, 49152, 49152, 7644]
+        assert all(np.signbit(lo) and lo == 0 for _, lo in calls)
+    else:
+        assert calls == []
 
     def by_maximum(a, lo, hi, out=None):
         return np.maximum(lo, a, out=out)
 
-    monkeypatch.setattr(NumpyBackend, "clip_ufunc", staticmethod(by_maximum))
+    monkeypatch.setattr(numpy_backend, "_clip", by_maximum)
     want = run()
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)

@@ -509,20 +509,19 @@ def fast_nextafter(x, y):
 # clip(x, 0, inf) is relu's maximum bit for bit (a NaN passes with its sign and payload, -0.
 # stays -0. as maximum's second operand does, inf stays inf) in 23 us, 2.8-3x faster from 2048
 # to 10^6 elements. Below 2048, and for float64 (where clip is 5-15% slower), maximum stays.
-# The float32 GELU kernel's relu part, maximum(-0., x), is clip(x, -0., inf) on the host too
-# (_gelu32 in activation.py; a 49152-element block 35 -> 14 us).
+# maximum_number makes that choice for relu (Relu.kernel, relu_) and the float32 GELU kernel's
+# relu part, maximum(-0., x) (_gelu32 in activation.py; a 49152-element block 35 -> 14 us).
 # np.clip itself adds ~2.5 us of Python over the ufunc (NumpyBackend.clip_ufunc), which is
 # called here directly. tests/test_s55_relu_clip.py holds the bits to maximum's.
 
-RELU_CLIP_MIN = 1 << 11  # elements
+_CLIP_MIN = 1 << 11  # elements
 _clip = NumpyBackend.clip_ufunc
-_F32_ZERO = np.float32(0)
 _F32_INF = np.float32(math.inf)
 
 
-def relu_f32(x, out=None):
-    """np.maximum(0, x) of a float32 NumPy array of RELU_CLIP_MIN elements or more, into `out`
-    when given (NOTE [ Maximum with a number ])."""
-    if out is None:
-        return _clip(x, _F32_ZERO, _F32_INF)
-    return _clip(x, _F32_ZERO, _F32_INF, out=out)
+def maximum_number(lo, x, out=None):
+    """np.maximum(lo, x, out=out) for a NumPy array x and a number lo of x's dtype, by clip
+    where NumPy's maximum has no vector loop (NOTE [ Maximum with a number ])."""
+    if x.size >= _CLIP_MIN and x.dtype.char == "f":
+        return _clip(x, lo, _F32_INF, out=out)
+    return np.maximum(lo, x, out=out)

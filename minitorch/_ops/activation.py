@@ -16,6 +16,7 @@ from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
+from minitorch._backend.numpy_backend import maximum_number
 from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
 from minitorch._ops.inplace import write_out
 from minitorch._ops.pointwise import (
@@ -1047,7 +1048,6 @@ _GELU32_CONSTANTS = tuple(
     for v in (_AS_INV_K, _AS_INV_K * _GELU_ALPHA, _GELU_P1, _GELU_Q1, _GELU_P2, _GELU_Q2,
               0.5, -0.0, -0.5, _INV_SQRT_2PI)
 )  # fmt: skip
-_F32_INF = _CPU.backend.xp.float32(math.inf)
 # elements per pass of the float32 GELU kernel on the CPU: its seven arrays' blocks (1.3 MB) stay
 # in the L2 cache; 3.28 ms for (2048, 512) against 3.32 ms with 32768 (interleaved, best of 150)
 _BLOCK = 3 << 14
@@ -1072,7 +1072,6 @@ def _gelu32(xp, x, out, deriv, block):
     z, t, h, e = xp.empty(m, dt), xp.empty(m, dt), xp.empty(m, dt), xp.empty(m, dt)
     inv_k, s_num, p1, q1, p2, q2, half, neg_zero, neg_half, inv_sqrt_2pi = _GELU32_CONSTANTS
     host = xp is _CPU.backend.xp
-    clip, pos_inf = _CPU.backend.clip_ufunc, _F32_INF
     for i in range(0, n, m):
         xb, ob = x[i : i + m], out[i : i + m]
         if xb.shape[0] != m:  # the last, shorter block
@@ -1095,9 +1094,9 @@ def _gelu32(xp, x, out, deriv, block):
         h *= e  # h = Φ(-|x|)
         # relu(x), but -0. for x <= -0.: x Φ(x) keeps x's sign where it underflows (at -0.,
         # and below -14), as torch's; maximum returns its second operand on a tie, so +0. stays.
-        # On the host the same bits by clip (NOTE [ Maximum with a number ]: 2.5x faster)
+        # On the host the same bits by clip for a big block (NOTE [ Maximum with a number ])
         if host:
-            clip(xb, neg_zero, pos_inf, out=ob)
+            maximum_number(neg_zero, xb, out=ob)
         else:
             xp.maximum(neg_zero, xb, out=ob)
         xp.multiply(z, h, out=t)

@@ -11,7 +11,7 @@ from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_positional
 from minitorch._backend import cpu as _CPU
 from minitorch._backend import host_blas
-from minitorch._backend.numpy_backend import RELU_CLIP_MIN, relu_f32
+from minitorch._backend.numpy_backend import maximum_number
 from minitorch._ops._common import (
     LazyImport,
     _fma64,
@@ -1828,10 +1828,11 @@ class Relu(Function):
     def kernel(xp, x):
         # against a zero of x's dtype (zero_of): an array of zeros costs a pass of its own. On a
         # tie NumPy returns the second operand, so relu(-0.) is -0. as torch's (float16's
-        # maximum returns the first: _HalfRelu). Big host float32 arrays: the same by clip (NOTE
-        # [ Maximum with a number ] in numpy_backend.py). The result is laid out as x, as torch's.
-        if xp is _CPU_XP and x.size >= RELU_CLIP_MIN and x.dtype.char == "f":
-            out = relu_f32(x)
+        # maximum returns the first: _HalfRelu). On the host, big float32 arrays: the same by clip
+        # (NOTE [ Maximum with a number ] in numpy_backend.py). The result is laid out as x, as
+        # torch's.
+        if xp is _CPU_XP:
+            out = maximum_number(zero_of(x.dtype), x)
         else:
             out = xp.maximum(zero_of(x.dtype), x)
         if 0 in x.strides:  # expanded (rare): NOTE [ Preserved layouts ]
