@@ -1048,6 +1048,7 @@ _GELU32_CONSTANTS = tuple(
     for v in (_AS_INV_K, _AS_INV_K * _GELU_ALPHA, _GELU_P1, _GELU_Q1, _GELU_P2, _GELU_Q2,
               0.5, -0.0, -0.5, _INV_SQRT_2PI)
 )  # fmt: skip
+_GELU32_BOUNDS = (_CPU.backend.xp.float32(-math.inf), _CPU.backend.xp.finfo("float32").max)
 # elements per pass of the float32 GELU kernel on the CPU: its seven arrays' blocks (1.3 MB) stay
 # in the L2 cache; 3.28 ms for (2048, 512) against 3.32 ms with 32768 (interleaved, best of 150)
 _BLOCK = 3 << 14
@@ -1071,7 +1072,9 @@ def _gelu32(xp, x, out, deriv, block):
     dt = x.dtype
     z, t, h, e = xp.empty(m, dt), xp.empty(m, dt), xp.empty(m, dt), xp.empty(m, dt)
     inv_k, s_num, p1, q1, p2, q2, half, neg_zero, neg_half, inv_sqrt_2pi = _GELU32_CONSTANTS
+    neg_inf, top = _GELU32_BOUNDS
     host = xp is _CPU.backend.xp
+    clip = _CPU.backend.clip_ufunc if host else xp.clip  # (np.clip: ~2.5 us more a call)
     for i in range(0, n, m):
         xb, ob = x[i : i + m], out[i : i + m]
         if xb.shape[0] != m:  # the last, shorter block
@@ -1099,7 +1102,12 @@ def _gelu32(xp, x, out, deriv, block):
             maximum_number(neg_zero, xb, out=ob)
         else:
             xp.maximum(neg_zero, xb, out=ob)
-        xp.multiply(z, h, out=t)
+        # |x| h, with a +inf x taken as the largest float: h is 0 there and inf * 0 would make
+        # gelu(inf) NaN (torch: inf); a -inf x still gives NaN, as torch's x Φ(x) does, and z
+        # stays |x| for the derivative (NaN at both infinities, as torch's)
+        clip(xb, neg_inf, top, out=t)
+        xp.abs(t, out=t)
+        t *= h
         ob -= t
         if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + sign(x) (1/2 - h + |x| φ(|x|))
             e *= z

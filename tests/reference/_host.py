@@ -122,15 +122,14 @@ def torch_sqrt_rounds() -> bool:
     return vector and all(torch.tensor(v).sqrt().item() == np.sqrt(v) for v in x[:64])
 
 
-def gelu32_as_onednn(want, x=None):
-    """torch's float32 gelu values `want` read as the oneDNN host's, which minitorch follows on
-    every host. torch's float32 gelu of a contiguous tensor is oneDNN's kernel, built for the
-    host's CPU: on an AVX2 AMD EPYC (2026-12-06) it gives +0. for the zero of a non-positive
-    input and inf for +inf (ATen's formula), where the CI hosts' gives -0. (the formula's sign)
-    and NaN (minitorch's relu(x) - |x| Phi(-|x|) is inf - inf * 0 there). The +inf (no finite
-    input reaches it) reads as NaN; with the inputs x, a zero of a non-positive one as -0."""
+def gelu32_as_formula(want, x):
+    """torch's float32 gelu values `want` of the inputs `x`, read as ATen's formula x Phi(x) gives
+    them, which minitorch follows on every host. torch's float32 gelu of a contiguous tensor is
+    oneDNN's kernel, built for the host's CPU: on an AVX2 AMD EPYC (2026-12-06) it gives +0. for
+    the zero of a non-positive input and inf for +inf, where the CI hosts' gives -0. and NaN; the
+    formula (torch's 0-d, strided and float64 gelu) gives -0. and inf. So a zero of a
+    non-positive input reads as -0., and the value at +inf as inf."""
     want = want.copy()
-    want[np.isposinf(want)] = np.nan
-    if x is not None:
-        want[(want == 0) & np.signbit(x)] = -0.0
+    want[np.isposinf(x)] = np.inf
+    want[(want == 0) & np.signbit(x)] = -0.0
     return want
