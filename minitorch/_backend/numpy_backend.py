@@ -525,3 +525,67 @@ def maximum_number(lo, x, out=None):
     if x.size >= _CLIP_MIN and x.dtype.char == "f":
         return _clip(x, lo, _F32_INF, out=out)
     return np.maximum(lo, x, out=out)
+
+
+# NOTE [ Float32 log1p and expm1 ]
+# NumPy has no vector loops for float32 log1p and expm1: it computes them in float64 libm calls,
+# ~14 ns an element (a (1024, 1024) array: 13-15 ms, torch 2.2-2.7 ms), where its float32 log
+# and exp are vectorised (~1.7 ns). From 4096 elements these two functions compute them from
+# log and exp with a correction for the rounding of the argument, in ~9 one-pass ufuncs more:
+# - log1p(y) = log(u) + (y - (u - 1)) / u with u = y + 1 rounded (u - 1 is exact, so the second
+#   term is the rounding error of u over u: log's first-order correction);
+# - expm1(x) = (u - 1) + u (x - log(u)) with u = exp(x) rounded (x - log(u) is the relative
+#   error of u, to first order; u - 1 is exact near 0, where it matters).
+# Their error is that of NumPy's float32 log and exp, at most ~4 ulp (NumPy's own log1p and
+# expm1: 0.8 ulp; torch's: 1 ulp), measured against float64 on 2.6M points over the whole
+# range. The special values keep NumPy's log1p and expm1 bits: both functions keep the sign of
+# their argument (or'ed in: -0. gives -0.), the correction's NaN at the infinities and at
+# log1p(-1) is dropped (log1p: the fmin with u, which is its value there; expm1: kept only
+# where finite), so +-inf, -1 and NaN give NumPy's inf, -inf/-1 and NaN. A (1024, 1024)
+# float32 array: log1p 13.8 -> 5.3 ms, expm1 13.1 -> 6.8 ms (65536 elements: 1.05 -> 0.27 ms,
+# 0.99 -> 0.44 ms; below 4096 the extra calls cost more than they save). Used for the float32
+# log1p and expm1 ops on the CPU and by softplus, the ELU family, mish, logsigmoid and binary
+# cross-entropy (tests/test_s56_log1p_expm1.py).
+_FAST_LOG1P_MIN = 1 << 12  # elements
+_ONE32 = np.float32(1)
+_SIGN32 = np.int32(-(2**31))
+
+
+def log1p(x, out=None):
+    """np.log1p(x, out=out) for a NumPy array x, out may be x (NOTE [ Float32 log1p and
+    expm1 ])."""
+    if x.dtype.char != "f" or x.size < _FAST_LOG1P_MIN:
+        return np.log1p(x, out=out)
+    with np.errstate(all="ignore"):
+        sign = np.bitwise_and(x.view(np.int32), _SIGN32)  # (before out, which may be x)
+        u = np.add(x, _ONE32)
+        t = np.subtract(u, _ONE32)
+        np.subtract(x, t, out=t)
+        t /= u
+        np.fmin(t, u, out=t)  # NaN at +inf and -1 -> u: inf + inf, -inf + 0
+        out = np.log(u, out=u if out is None else out)
+        out += t
+    bits = out.view(np.int32)
+    np.bitwise_or(bits, sign, out=bits)
+    return out
+
+
+def expm1(x, out=None):
+    """np.expm1(x, out=out) for a NumPy array x, out may be x (NOTE [ Float32 log1p and
+    expm1 ])."""
+    if x.dtype.char != "f" or x.size < _FAST_LOG1P_MIN:
+        return np.expm1(x, out=out)
+    with np.errstate(all="ignore"):
+        u = np.exp(x)
+        c = np.log(u)
+        np.subtract(x, c, out=c)
+        c *= u  # NaN or -inf where u is 0 or inf: dropped
+        mask = _bit_mask(np.isfinite(c), np.int32)
+        bits = c.view(np.int32)
+        np.bitwise_and(mask, bits, out=bits)
+        sign = np.bitwise_and(x.view(np.int32), _SIGN32, out=mask)  # (before out, maybe x)
+        out = np.subtract(u, _ONE32, out=u if out is None else out)
+        out += c
+    bits = out.view(np.int32)
+    np.bitwise_or(bits, sign, out=bits)
+    return out

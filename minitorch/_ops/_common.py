@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import numbers
 
+import numpy as _np
+
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED
 from minitorch._backend import host_blas
+from minitorch._backend import numpy_backend as _nb
 from minitorch._call_site import passed_by_keyword
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
@@ -431,6 +434,18 @@ def opmath_array(x):
     """The array x widened to float32 when it is half precision (else x itself): a composite
     kernel computes there and rounds once, as torch's (NOTE [ Half-precision arithmetic ])."""
     return x.astype("float32") if opmath_dtype(x.dtype) else x
+
+
+def log1p_array(xp, x, out=None):
+    """xp.log1p(x, out=out); on the CPU a float32 one from NumPy's vector log (NOTE [ Float32
+    log1p and expm1 ] in minitorch/_backend/numpy_backend.py)."""
+    return (_nb.log1p if xp is _np else xp.log1p)(x, out=out)
+
+
+def expm1_array(xp, x, out=None):
+    """xp.expm1(x, out=out); on the CPU a float32 one from NumPy's vector exp and log (NOTE
+    [ Float32 log1p and expm1 ])."""
+    return (_nb.expm1 if xp is _np else xp.expm1)(x, out=out)
 
 
 def opmath_dtype(np_dtype):

@@ -15,7 +15,14 @@ from minitorch import _memory_format as _mf
 from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._backend import NullCtx, host_blas
 from minitorch._backend import cpu as _CPU
-from minitorch._ops._common import _called_as_method, cast, opmath_dtype, quiet, wrap_dim
+from minitorch._ops._common import (
+    _called_as_method,
+    cast,
+    log1p_array,
+    opmath_dtype,
+    quiet,
+    wrap_dim,
+)
 from minitorch._ops.activation import LogSigmoid
 from minitorch._ops.linalg import (
     _DOT_MAX,
@@ -559,7 +566,7 @@ def _clamped_log1m(xp, a):
     """max(log1p(-a), -100), log1p(-1) = -inf giving -100 (no warning)."""
     out = xp.negative(a, out=xp.empty_like(a))
     with quiet(xp):
-        xp.log1p(out, out=out)
+        log1p_array(xp, out, out=out)
     return _clip(xp)(out, -100, _INF, out=out)
 
 
