@@ -510,7 +510,9 @@ def fast_nextafter(x, y):
 # stays -0. as maximum's second operand does, inf stays inf) in 23 us, 2.8-3x faster from 2048
 # to 10^6 elements. Below 2048, and for float64 (where clip is 5-15% slower), maximum stays.
 # maximum_number makes that choice for relu (Relu.kernel, relu_) and the float32 GELU kernel's
-# relu part, maximum(-0., x) (_gelu32 in activation.py; a 49152-element block 35 -> 14 us).
+# relu part, maximum(-0., x) (_gelu32 in activation.py; a 49152-element block 35 -> 14 us);
+# since session 56 also for mish's max(z, 0) and binary cross-entropy's gradient denominator,
+# and minimum_number, clip(x, -inf, hi), for logsigmoid's min(x, 0) and its gradient's cap.
 # np.clip itself adds ~2.5 us of Python over the ufunc (NumpyBackend.clip_ufunc), which is
 # called here directly. tests/test_s55_relu_clip.py holds the bits to maximum's.
 
@@ -525,6 +527,17 @@ def maximum_number(lo, x, out=None):
     if x.size >= _CLIP_MIN and x.dtype.char == "f":
         return _clip(x, lo, _F32_INF, out=out)
     return np.maximum(lo, x, out=out)
+
+
+_F32_NEG_INF = np.float32(-math.inf)
+
+
+def minimum_number(hi, x, out=None):
+    """np.minimum(hi, x, out=out), maximum_number's twin: clip(x, -inf, hi) gives its bits as
+    clip(x, lo, inf) gives maximum's (the tie's second operand, NaN passed)."""
+    if x.size >= _CLIP_MIN and x.dtype.char == "f":
+        return _clip(x, _F32_NEG_INF, hi, out=out)
+    return np.minimum(hi, x, out=out)
 
 
 # NOTE [ Float32 log1p and expm1 ]

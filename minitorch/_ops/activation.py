@@ -16,7 +16,7 @@ from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
-from minitorch._backend.numpy_backend import maximum_number
+from minitorch._backend.numpy_backend import maximum_number, minimum_number
 from minitorch._ops._common import (
     expm1_array,
     log1p_array,
@@ -48,6 +48,7 @@ __all__ = ["selu", "celu", "selu_", "celu_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
+_NP = _CPU.backend.xp  # NumPy: the host kernels' own fast paths (clip for maximum/minimum)
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TANH_K = math.sqrt(2.0 / math.pi)
@@ -156,7 +157,8 @@ def _softplus1(xp, z):
     xp.negative(out, out=out)
     xp.exp(out, out=out)
     log1p_array(xp, out, out=out)
-    return xp.add(out, xp.clip(z, 0, math.inf), out=out)
+    top = maximum_number(0, z) if xp is _NP else xp.clip(z, 0, math.inf)
+    return xp.add(out, top, out=out)
 
 
 # The kernels below select with the backend's select/keep, which on the CPU avoid NumPy's
@@ -1515,7 +1517,8 @@ class LogSigmoid(Function):
         xp.negative(out, out=out)
         xp.exp(out, out=out)
         log1p_array(xp, out, out=out)
-        xp.subtract(xp.clip(y, -math.inf, 0), out, out=out)
+        low = minimum_number(0, y) if xp is _NP else xp.clip(y, -math.inf, 0)
+        xp.subtract(low, out, out=out)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -1542,14 +1545,19 @@ class LogSigmoid(Function):
         # sigmoid(-a) = e / (1 + e), e = exp(-a) with -a capped at 80 (past which the quotient
         # rounds to 1 in float32 and float64): no select, one pass more than 1 / (1 + exp(a)),
         # whose overflow past a = 88.7 (float32) loses the subnormal gradients there (float32,
-        # least of 9: 1M elements 1.51 -> 1.77 ms, 1000 2.4 -> 3.3 us; minimum, not clip, whose
-        # wrapper costs 1.5 us). backward computes the same in Tensor ops (float32, float64),
-        # so both paths give the same bits. torch's kernel takes z = exp(-|a|), z / (1 + z) for
-        # a >= 0 and 1 minus it below: equal for a >= 0, within 2 ulps below; its select costs
-        # 2-4x here (a masked ufunc or where on mixed signs: 1M float32 1.8 -> 8 ms). The cap
-        # zeroes the second derivative below a = -80 (-exp(a) there, under 2e-35).
+        # least of 9: 1M elements 1.51 -> 1.77 ms, 1000 2.4 -> 3.3 us; the cap is minimum's
+        # bits, by clip's ufunc on the host from 2048 float32 elements, where NumPy's minimum
+        # with a number has no vector loop). backward computes the same in Tensor ops
+        # (float32, float64), so both paths give the same bits. torch's kernel takes z =
+        # exp(-|a|), z / (1 + z) for a >= 0 and 1 minus it below: equal for a >= 0, within 2
+        # ulps below; its select costs 2-4x here (a masked ufunc or where on mixed signs: 1M
+        # float32 1.8 -> 8 ms). The cap zeroes the second derivative below a = -80 (-exp(a)
+        # there, under 2e-35).
         e = _arr(xp, xp.negative(a))
-        xp.minimum(e, 80.0, out=e)
+        if xp is _NP:  # (clip's bits: NOTE [ Maximum with a number ])
+            minimum_number(80.0, e, out=e)
+        else:
+            xp.minimum(e, 80.0, out=e)
         xp.exp(e, out=e)
         r = xp.add(e, 1)
         xp.divide(e, r, out=e)
