@@ -36,6 +36,19 @@ def _same(a, b):
     )
 
 
+@pytest.fixture
+def clip_calls(monkeypatch):
+    """The sizes of the arrays the backend's clip ufunc is called on, in order."""
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].size)
+        return numpy_backend.NumpyBackend.clip_ufunc(*args, **kwargs)
+
+    monkeypatch.setattr(numpy_backend, "_clip", spy)
+    return calls
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [7, MIN - 1, MIN, 3 * MIN + 5])
 @pytest.mark.parametrize("hi", [0.0, -0.0, 80.0, -1.5])
@@ -54,14 +67,8 @@ def test_minimum_number_bits(dtype, n, hi):
     _same(numpy_backend._clip(x, dtype(-np.inf), hi), want)
 
 
-def test_which_kernel_runs(monkeypatch):
-    calls = []
-
-    def spy(*args, **kwargs):
-        calls.append(args[0].size)
-        return numpy_backend.NumpyBackend.clip_ufunc(*args, **kwargs)
-
-    monkeypatch.setattr(numpy_backend, "_clip", spy)
+def test_which_kernel_runs(clip_calls):
+    calls = clip_calls
     for n, dtype in ((MIN, np.float32), (MIN - 1, np.float32), (MIN, np.float64)):
         numpy_backend.minimum_number(0.0, _values(dtype, n))
     assert calls == [MIN]
@@ -101,14 +108,8 @@ def test_mish_and_bce_bits(n):
         _same(tp.grad.numpy(), (p - tgt) / den)
 
 
-def test_the_ops_take_clip(monkeypatch):
-    calls = []
-
-    def spy(*args, **kwargs):
-        calls.append(args[0].size)
-        return numpy_backend.NumpyBackend.clip_ufunc(*args, **kwargs)
-
-    monkeypatch.setattr(numpy_backend, "_clip", spy)
+def test_the_ops_take_clip(clip_calls):
+    calls = clip_calls
     n = 3 * MIN
     x = torch.tensor(_values(np.float32, n), requires_grad=True)
     F.logsigmoid(x).backward(torch.ones(n))  # (a row-major gradient: the data-level backward)
