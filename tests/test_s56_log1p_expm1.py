@@ -100,6 +100,9 @@ def test_out_may_be_the_input_and_layouts(name):
     np.testing.assert_array_equal(fast(x.T), want.T)
     stepped = x[:, ::2]  # 6144 elements, not contiguous
     np.testing.assert_array_equal(fast(stepped), fast(stepped.copy()))
+    wide = np.empty(x.shape, np.float64)  # an out= of another dtype: NumPy's own function
+    assert fast(x, out=wide) is wide
+    np.testing.assert_array_equal(wide, KERNELS[name][1](x, out=np.empty(x.shape, np.float64)))
 
 
 class _Counting:

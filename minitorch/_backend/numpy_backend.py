@@ -567,7 +567,7 @@ _SIGN32 = np.int32(-(2**31))
 def log1p(x, out=None):
     """np.log1p(x, out=out) for a NumPy array x, out may be x (NOTE [ Float32 log1p and
     expm1 ])."""
-    if x.dtype.char != "f" or x.size < _FAST_LOG1P_MIN:
+    if x.dtype.char != "f" or x.size < _FAST_LOG1P_MIN or not (out is None or out.dtype == x.dtype):
         return np.log1p(x, out=out)
     with np.errstate(all="ignore"):
         sign = np.bitwise_and(x.view(np.int32), _SIGN32)  # (before out, which may be x)
@@ -586,7 +586,7 @@ def log1p(x, out=None):
 def expm1(x, out=None):
     """np.expm1(x, out=out) for a NumPy array x, out may be x (NOTE [ Float32 log1p and
     expm1 ])."""
-    if x.dtype.char != "f" or x.size < _FAST_LOG1P_MIN:
+    if x.dtype.char != "f" or x.size < _FAST_LOG1P_MIN or not (out is None or out.dtype == x.dtype):
         return np.expm1(x, out=out)
     with np.errstate(all="ignore"):
         u = np.exp(x)
