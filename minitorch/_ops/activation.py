@@ -1089,7 +1089,11 @@ def _gelu32(xp, x, out, deriv, block):
         if xb.shape[0] != m:  # the last, shorter block
             k = xb.shape[0]
             z, t, h, e = z[:k], t[:k], h[:k], e[:k]
-        xp.abs(xb, out=z)
+        # z = |x|, with a +inf x taken as the largest float: h (below) is 0 there, and |x| h
+        # would be inf * 0, gelu(inf) NaN (torch: inf); a -inf x still gives NaN, as torch's
+        # x Φ(x) does. One pass more than abs alone
+        clip(xb, neg_inf, top, out=z)
+        xp.abs(z, out=z)
         xp.add(z, inv_k, out=t)
         xp.divide(s_num, t, out=t)  # s = alpha / (1 + k|x|)
         xp.add(t, p1, out=h)
@@ -1111,20 +1115,15 @@ def _gelu32(xp, x, out, deriv, block):
             maximum_number(neg_zero, xb, out=ob)
         else:
             xp.maximum(neg_zero, xb, out=ob)
-        # |x| h, with a +inf x taken as the largest float: h is 0 there and inf * 0 would make
-        # gelu(inf) NaN (torch: inf); a -inf x still gives NaN, as torch's x Φ(x) does, and z
-        # stays |x| for the derivative (NaN at both infinities, as torch's)
-        clip(xb, neg_inf, top, out=t)
-        xp.abs(t, out=t)
-        t *= h
+        xp.multiply(z, h, out=t)
         ob -= t
-        if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + sign(x) (1/2 - h + |x| φ(|x|))
-            e *= z
+        if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + (sign(x) (1/2 - h) + x φ(x))
+            e *= xb  # (x, not z: NaN at both infinities, 0 * inf, as torch's derivative)
             e *= inv_sqrt_2pi
-            e -= h
-            e += half  # >= 0; now give it x's sign bit (NumPy's sign and copysign are slow)
-            xp.bitwise_and(xb.view("int32"), _SIGN_BIT, out=t.view("int32"))
-            xp.bitwise_xor(e.view("int32"), t.view("int32"), out=e.view("int32"))
+            xp.subtract(half, h, out=h)  # >= 0; now give it x's sign bit (NumPy's sign and
+            xp.bitwise_and(xb.view("int32"), _SIGN_BIT, out=t.view("int32"))  # copysign are
+            xp.bitwise_xor(h.view("int32"), t.view("int32"), out=h.view("int32"))  # slow)
+            e += h
             xp.add(e, half, out=deriv[i : i + m])
 
 
