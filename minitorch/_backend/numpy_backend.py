@@ -512,7 +512,8 @@ def fast_nextafter(x, y):
 # maximum_number makes that choice for relu (Relu.kernel, relu_) and the float32 GELU kernel's
 # relu part, maximum(-0., x) (_gelu32 in activation.py; a 49152-element block 35 -> 14 us);
 # since session 56 also for mish's max(z, 0) and binary cross-entropy's gradient denominator,
-# and minimum_number, clip(x, -inf, hi), for logsigmoid's min(x, 0) and its gradient's cap.
+# and minimum_number, clip(x, -inf, hi), for logsigmoid's min(x, 0) and its gradient's cap
+# (those kernels, written for every backend, call maximum_array/minimum_array in _ops/_common).
 # np.clip itself adds ~2.5 us of Python over the ufunc (NumpyBackend.clip_ufunc), which is
 # called here directly. tests/test_s55_relu_clip.py holds the bits to maximum's.
 

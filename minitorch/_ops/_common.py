@@ -447,6 +447,18 @@ def expm1_array(xp, x, out=None):
     return (_nb.expm1 if xp is _CPU.backend.xp else xp.expm1)(x, out=out)
 
 
+def maximum_array(xp, lo, x, out=None):
+    """xp.maximum(lo, x, out=out) for a number lo; on the CPU numpy_backend.maximum_number, the
+    same bits by clip's vector loop for a big float32 x (NOTE [ Maximum with a number ])."""
+    return (_nb.maximum_number if xp is _CPU.backend.xp else xp.maximum)(lo, x, out=out)
+
+
+def minimum_array(xp, hi, x, out=None):
+    """xp.minimum(hi, x, out=out) for a number hi; on the CPU numpy_backend.minimum_number (as
+    maximum_array)."""
+    return (_nb.minimum_number if xp is _CPU.backend.xp else xp.minimum)(hi, x, out=out)
+
+
 def opmath_dtype(np_dtype):
     """"float32" for a half-precision float dtype (float16, bfloat16), else None: torch computes
     half ops in float32 and rounds once (its "opmath" type), and accumulates their sums there."""

@@ -16,10 +16,11 @@ from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import cpu as _CPU
-from minitorch._backend.numpy_backend import maximum_number, minimum_number
 from minitorch._ops._common import (
     expm1_array,
     log1p_array,
+    maximum_array,
+    minimum_array,
     opmath_array,
     opmath_dtype,
     type_name,
@@ -48,7 +49,6 @@ __all__ = ["selu", "celu", "selu_", "celu_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-_NP = _CPU.backend.xp  # NumPy: the host kernels' own fast paths (clip for maximum/minimum)
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TANH_K = math.sqrt(2.0 / math.pi)
@@ -151,14 +151,13 @@ def _one(c) -> bool:
 
 def _softplus1(xp, z):
     """log(1 + exp(z)) as max(z, 0) + log1p(exp(-|z|)) (softplus for beta 1, no threshold),
-    in a new array, in Softplus's passes: clip is NumPy's fast max with a number, and only a
-    zero's sign could differ from maximum's, which adding log1p(1) drops."""
+    in a new array, in Softplus's passes (max by maximum_array: NumPy's clip loop on the host;
+    a backend whose clip and maximum differ in a zero's sign gives the same sum)."""
     out = _arr(xp, xp.abs(z))
     xp.negative(out, out=out)
     xp.exp(out, out=out)
     log1p_array(xp, out, out=out)
-    top = maximum_number(0, z) if xp is _NP else xp.clip(z, 0, math.inf)
-    return xp.add(out, top, out=out)
+    return xp.add(out, maximum_array(xp, 0, z), out=out)
 
 
 # The kernels below select with the backend's select/keep, which on the CPU avoid NumPy's
@@ -1111,10 +1110,7 @@ def _gelu32(xp, x, out, deriv, block):
         # relu(x), but -0. for x <= -0.: x Φ(x) keeps x's sign where it underflows (at -0.,
         # and below -14), as torch's; maximum returns its second operand on a tie, so +0. stays.
         # On the host the same bits by clip for a big block (NOTE [ Maximum with a number ])
-        if host:
-            maximum_number(neg_zero, xb, out=ob)
-        else:
-            xp.maximum(neg_zero, xb, out=ob)
+        maximum_array(xp, neg_zero, xb, out=ob)
         xp.multiply(z, h, out=t)
         ob -= t
         if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + (sign(x) (1/2 - h) + x φ(x))
@@ -1508,16 +1504,15 @@ class LogSigmoid(Function):
         xp = ctx.xp
         x = a._data
         y = opmath_array(x)
-        # over one buffer; clip is NumPy's fast min with a number (a zero's sign could differ
-        # from minimum's only where log1p(1) is subtracted from it)
+        # over one buffer; min(a, 0) by minimum_array (NumPy's clip loop on the host; a zero's
+        # sign there could change nothing but a difference with log1p(1))
         out = _arr(xp, xp.abs(y))
         if not out.flags.c_contiguous and a._device.type == "cpu":
             out = xp.ascontiguousarray(out)  # torch's CPU kernel writes a row-major result
         xp.negative(out, out=out)
         xp.exp(out, out=out)
         log1p_array(xp, out, out=out)
-        low = minimum_number(0, y) if xp is _NP else xp.clip(y, -math.inf, 0)
-        xp.subtract(low, out, out=out)
+        xp.subtract(minimum_array(xp, 0, y), out, out=out)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -1553,10 +1548,7 @@ class LogSigmoid(Function):
         # float32 1.8 -> 8 ms). The cap zeroes the second derivative below a = -80 (-exp(a)
         # there, under 2e-35).
         e = _arr(xp, xp.negative(a))
-        if xp is _NP:  # (clip's bits: NOTE [ Maximum with a number ])
-            minimum_number(80.0, e, out=e)
-        else:
-            xp.minimum(e, 80.0, out=e)
+        minimum_array(xp, 80.0, e, out=e)
         xp.exp(e, out=e)
         r = xp.add(e, 1)
         xp.divide(e, r, out=e)

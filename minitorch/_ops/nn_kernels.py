@@ -15,11 +15,11 @@ from minitorch import _memory_format as _mf
 from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._backend import NullCtx, host_blas
 from minitorch._backend import cpu as _CPU
-from minitorch._backend.numpy_backend import maximum_number
 from minitorch._ops._common import (
     _called_as_method,
     cast,
     log1p_array,
+    maximum_array,
     opmath_dtype,
     quiet,
     wrap_dim,
@@ -584,10 +584,7 @@ def _bce_input_grad(xp, g, a, b, w):
     if _in_place_bce(a, b, w) and g.dtype == dt and _c_or_one_value(g) and g.shape == a.shape:
         den = xp.subtract(one, a)
         den *= a
-        if xp is _CPU.backend.xp:  # (clip's bits: NOTE [ Maximum with a number ])
-            maximum_number(eps, den, out=den)
-        else:
-            xp.maximum(den, eps, out=den)
+        maximum_array(xp, eps, den, out=den)
         out = xp.subtract(a, b)
         with quiet(xp, divide="ignore", invalid="ignore"):
             xp.multiply(g, out, out=out)
