@@ -175,6 +175,9 @@ class Tensor(TensorMethods):
     _view_version = 0
     _view_chain = ()
     _retains_grad = False
+    _post_acc_hooks = None  # register_post_accumulate_grad_hook's {handle id: hook}
+    _grad_views = None  # a base's views that follow its requires_grad (function.py GradViews)
+    _rg_inherited = False  # a leaf view requiring grad only through its base's flag
 
     # numpy defers `ndarray op tensor` to our reflected operators.
     __array_priority__ = 1000
@@ -460,7 +463,7 @@ class Tensor(TensorMethods):
 
             _leaf_requires_grad(self, requires_grad)  # graphs recorded already see the change
         self._requires_grad = requires_grad
-        if base is None and "_grad_views" in self.__dict__:
+        if base is None and self._grad_views is not None:
             from minitorch.autograd.function import _views_follow_base
 
             _views_follow_base(self, requires_grad)
@@ -625,7 +628,7 @@ class Tensor(TensorMethods):
     @property
     def _post_accumulate_grad_hooks(self):
         """The hooks register_post_accumulate_grad_hook added, {handle id: hook}, or None."""
-        return self.__dict__.get("_post_acc_hooks")
+        return self._post_acc_hooks
 
     @property
     def _cdata(self) -> int:

@@ -1924,10 +1924,12 @@ def mask_gradient(xp, grad, keep, out=None):
         bits = _SAME_WIDTH_INT[grad.dtype]
     except KeyError:
         bits = _SAME_WIDTH_INT[grad.dtype] = xp.dtype(f"int{8 * grad.dtype.itemsize}")
+    # (an integer of any width times a bool keeps its dtype: no dtype= to parse, 2.5 -> 2 us
+    # on (16, 32))
     if out is not None:
-        xp.multiply(grad.view(bits), keep, dtype=bits, out=out.view(bits))
+        xp.multiply(grad.view(bits), keep, out=out.view(bits))
         return out
-    return xp.multiply(grad.view(bits), keep, dtype=bits).view(grad.dtype)
+    return xp.multiply(grad.view(bits), keep).view(grad.dtype)
 
 
 def _unary_float(fn, name, kernel):

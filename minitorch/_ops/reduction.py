@@ -651,16 +651,20 @@ class Mean(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        # Broadcast first, then divided into fresh memory, as torch's mean backward: the gradient
-        # is a real tensor (autograd.grad(w.mean(), w)[0].mul_(2) works; Sum's, like torch's, stays
-        # a stride-0 expand), and AccumulateGrad keeps this array instead of copying a view.
-        grad = _expand_back_data(grad, ctx)
+        # Divided into fresh memory of the input's shape, as torch's mean backward (grad
+        # expanded, then divided): the gradient is a real tensor (autograd.grad(w.mean(),
+        # w)[0].mul_(2) works; Sum's, like torch's, stays a stride-0 expand), and AccumulateGrad
+        # keeps this array instead of copying a view. The ufunc broadcasts the gradient into
+        # `out` itself (a full mean's backward on 16 elements: 4.3 -> 1.9 us).
         dt = grad.dtype
-        if opmath_dtype(dt):  # as div: in float32, rounded once
-            grad = (grad.astype("float32") / ctx.n).astype(dt)
-        else:
-            grad = grad / ctx.n
-        return ctx.xp.asarray(grad)  # a 0-d quotient is a NumPy scalar
+        xp = ctx.xp
+        if dt.itemsize < 4 and opmath_dtype(dt):  # as div: in float32, rounded once
+            grad = _expand_back_data(grad, ctx)
+            return xp.asarray((grad.astype("float32") / ctx.n).astype(dt))
+        dims = ctx.dims
+        if not ctx.keepdim and not (dims is None or dims == tuple(range(len(dims)))):
+            grad = grad.reshape(keep_shape(ctx.shape, dims))  # (leading dims broadcast as is)
+        return xp.divide(grad, ctx.n, out=xp.empty(ctx.shape, dt))
 
 
 class MeanDim(Mean):

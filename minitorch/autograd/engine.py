@@ -754,7 +754,7 @@ def _walk_data(roots, buffers, retain_graph, accumulate=True):
                                 leaf = child._variable()
                                 if leaf is None or (
                                     leaf._hooks is None
-                                    and not leaf.__dict__.get("_post_acc_hooks")
+                                    and not leaf._post_acc_hooks
                                 ):
                                     leaves.append(child)
                                     continue
@@ -895,7 +895,7 @@ def _reach(child, heap, leaves):
     of a leaf without hooks in `leaves`)."""
     if child.__class__ is AccumulateGrad:
         leaf = child._variable()
-        if leaf is None or (leaf._hooks is None and not leaf.__dict__.get("_post_acc_hooks")):
+        if leaf is None or (leaf._hooks is None and not leaf._post_acc_hooks):
             leaves.append(child)
             return
     _heappush(heap, (child._prio, child))
@@ -1170,7 +1170,7 @@ def _undefined_leaf(acc, accumulate: bool) -> None:
         return
     if leaf._hooks is not None:
         _leaf_hooks(leaf, None)
-    post = leaf.__dict__.get("_post_acc_hooks") if accumulate else None
+    post = leaf._post_acc_hooks if accumulate else None
     if post:
         _post_accumulate_hooks(leaf, post)
 
@@ -1668,7 +1668,7 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool, leaf=None):
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
     elif create_graph or not _add_into(old, g._data):  # in place otherwise, as torch (even into
         leaf._grad = old + g  # a .grad a create_graph backward left in the graph)
-    post = leaf.__dict__.get("_post_acc_hooks")
+    post = leaf._post_acc_hooks
     if post:
         _post_accumulate_hooks(leaf, post)
 
@@ -1694,7 +1694,7 @@ def _accumulate_data(acc: AccumulateGrad, g) -> bool:
     leaf = acc._variable()
     if leaf is None:
         return True
-    if leaf._hooks is not None or leaf.__dict__.get("_post_acc_hooks"):
+    if leaf._hooks is not None or leaf._post_acc_hooks:
         return False
     old = leaf._grad
     if old is None:
@@ -1754,7 +1754,7 @@ def _accumulate_hooked(acc: AccumulateGrad, g: Tensor, create_graph: bool) -> tu
                 (g,) = _check_hook_results(hook, (g,), res)
     if g is not None and leaf._requires_grad:
         _store_grad(leaf, g, create_graph)
-    post = leaf.__dict__.get("_post_acc_hooks")
+    post = leaf._post_acc_hooks
     if post:
         _post_accumulate_hooks(leaf, post)
     if acc._hooks is not None:  # its post hooks see the gradient the hooks above left, as torch's

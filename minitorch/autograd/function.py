@@ -454,7 +454,7 @@ def _accumulator(t: Tensor):
     """The leaf's AccumulateGrad node (see NOTE [ Leaf accumulators ])."""
     acc = t._grad_acc
     if acc is None:
-        if t.__dict__.get("_rg_inherited"):
+        if t._rg_inherited:
             return _no_grad_view_sink(t)
         acc = object.__new__(AccumulateGrad)
         acc._variable = weakref.ref(t)
