@@ -94,3 +94,41 @@ def test_relu_gradient_on_the_reused_buffer_path():
     want = np.where(x.detach().numpy() > 0, -1.0, 0.0).astype(np.float32)
     np.testing.assert_array_equal(x.grad.numpy(), want)
     assert not np.signbit(x.grad.numpy()[x.detach().numpy() <= 0]).any()
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim", "keepdim"),
+    [
+        ((16, 10), 1, False),
+        ((16, 10), 0, True),
+        ((2, 3, 4), (0, 2), False),
+        ((5,), 0, False),
+        ((), None, False),
+        ((3, 4), -1, False),
+    ],
+)
+def test_logsumexp_gradient_is_softmax_times_grad(shape, dim, keepdim):
+    # the data backward computes exp(x - lse) in its own fresh array, then the product in place
+    torch.manual_seed(1)
+    x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+    dims = tuple(range(len(shape))) if dim is None else dim
+    y = torch.logsumexp(x, dims, keepdim=keepdim)
+    g = torch.randn(y.shape, dtype=torch.float64)
+    (gx,) = torch.autograd.grad(y, x, g)
+    xd = x.detach().numpy()
+    axes = dims if isinstance(dims, tuple) else (dims,)
+    lse = np.log(np.exp(xd).sum(axis=axes, keepdims=True))
+    gk = g.numpy()
+    if not keepdim and shape:
+        gk = np.expand_dims(gk, tuple(a % len(shape) for a in axes))
+    np.testing.assert_allclose(gx.numpy(), gk * np.exp(xd - lse), rtol=1e-12)
+    assert gx.shape == x.shape and gx.is_contiguous()
+
+
+def test_keep_shape_of_one_dim_and_of_several():
+    from minitorch._ops.reduction import keep_shape
+
+    assert keep_shape((4, 5, 6), (1,)) == (4, 1, 6)
+    assert keep_shape((4, 5, 6), [2]) == (4, 5, 1)
+    assert keep_shape((4, 5, 6), (0, 2)) == (1, 5, 1)
+    assert keep_shape((4, 5), None) == (1, 1)

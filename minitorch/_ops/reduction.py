@@ -117,6 +117,9 @@ def keep_shape(shape, dims):
     """The reduced shape with the reduced dims kept as size 1 (to broadcast grads back)."""
     if dims is None:
         return (1,) * len(shape)
+    if len(dims) == 1:  # (a loss's dim=1: no generator frame)
+        d = dims[0]
+        return shape[:d] + (1,) + shape[d + 1 :]
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
@@ -1750,7 +1753,15 @@ class Logsumexp(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         a, out = ctx._stored_arrays()
-        return _keepdim_data(grad, ctx) * ctx.xp.exp(a - _keepdim_data(out, ctx))
+        if not ctx.keepdim and grad.ndim != len(ctx.shape):  # _keepdim_data of both, inlined
+            kept = keep_shape(ctx.shape, ctx.dims)
+            grad, out = grad.reshape(kept), out.reshape(kept)
+        xp = ctx.xp
+        e = xp.subtract(a, out)  # (a fresh array of a's shape: exp and the product in place)
+        if not e.ndim:  # (0-d: NumPy's result is a scalar)
+            return grad * xp.exp(e)
+        xp.exp(e, out=e)
+        return xp.multiply(grad, e, out=e)
 
 
 def _finite_shift(xp, m):
