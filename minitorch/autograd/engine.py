@@ -711,8 +711,8 @@ def _walk_data(roots, buffers, retain_graph, accumulate=True):
                 return _to_general(node, grad, heap, leaves, buffers, None)
             if grad.__class__ is _np_ndarray:
                 if (
-                    node._data_bw_owned is not None
-                    and grad.size >= _REUSE_MIN
+                    grad.size >= _REUSE_MIN  # (first: a small gradient loads no method)
+                    and node._data_bw_owned is not None
                     and grad.base is None
                     and sys.getrefcount(grad) <= _WALK_GRAD_REFS
                 ):
