@@ -86,11 +86,23 @@ def test_relu_gradient_is_positive_zero_where_masked(dtype):
     assert d[2] == -2 and np.isnan(d[3])
 
 
-def test_relu_gradient_on_the_reused_buffer_path():
-    # a big enough gradient is masked in its own memory (NOTE [ Reused gradients ])
+def test_relu_gradient_on_the_reused_buffer_path(monkeypatch):
+    # a big enough gradient is masked in its own memory (NOTE [ Reused gradients ]): the mask
+    # is taken into the gradient's buffer (out=), with the same +0. where masked
+    from minitorch._ops import pointwise
+
+    calls = []
+    real = pointwise.mask_gradient
+
+    def spy(xp, grad, keep, out=None):
+        calls.append(out is grad)
+        return real(xp, grad, keep, out)
+
+    monkeypatch.setattr(pointwise, "mask_gradient", spy)
     torch.manual_seed(0)
-    x = torch.randn(64, 128, requires_grad=True)
+    x = torch.randn(128, 256, requires_grad=True)  # 32768 elements: above the reuse threshold
     (x.relu() * -1.0).sum().backward()
+    assert calls == [True]
     want = np.where(x.detach().numpy() > 0, -1.0, 0.0).astype(np.float32)
     np.testing.assert_array_equal(x.grad.numpy(), want)
     assert not np.signbit(x.grad.numpy()[x.detach().numpy() <= 0]).any()

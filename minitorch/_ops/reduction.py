@@ -143,21 +143,24 @@ def _drop(shape, dims):
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
+def _unreduced(grad, ctx):
+    """A reduction's output gradient (a Tensor or an array) with its reduced dims back as size 1,
+    ready to broadcast against the input: reduced leading dims (or all dims) need no reshape,
+    broadcasting puts them back."""
+    dims = ctx.dims
+    if ctx.keepdim or dims is None or dims == tuple(range(len(dims))):
+        return grad
+    return grad.reshape(keep_shape(ctx.shape, dims))
+
+
 def expand_back(grad: Tensor, ctx) -> Tensor:
     """A reduction's output gradient broadcast back over the input shape `ctx.shape`."""
-    dims = ctx.dims
-    if not ctx.keepdim and not (dims is None or dims == tuple(range(len(dims)))):
-        grad = grad.reshape(keep_shape(ctx.shape, dims))
-    # Reduced leading dims (or all dims) need no reshape: broadcasting puts them back.
-    return Expand.apply(grad, shape=ctx.shape)
+    return Expand.apply(_unreduced(grad, ctx), shape=ctx.shape)
 
 
 def _expand_back_data(grad, ctx):
     """expand_back on arrays (NOTE [ Data-level backward ]): a read-only broadcast view."""
-    dims = ctx.dims
-    if not ctx.keepdim and not (dims is None or dims == tuple(range(len(dims)))):
-        grad = grad.reshape(keep_shape(ctx.shape, dims))
-    return ctx._out_device.backend.broadcast_to(grad, ctx.shape)
+    return ctx._out_device.backend.broadcast_to(_unreduced(grad, ctx), ctx.shape)
 
 
 def _keepdim_data(grad, ctx):
@@ -664,10 +667,7 @@ class Mean(Function):
         if dt.itemsize < 4 and opmath_dtype(dt):  # as div: in float32, rounded once
             grad = _expand_back_data(grad, ctx)
             return xp.asarray((grad.astype("float32") / ctx.n).astype(dt))
-        dims = ctx.dims
-        if not ctx.keepdim and not (dims is None or dims == tuple(range(len(dims)))):
-            grad = grad.reshape(keep_shape(ctx.shape, dims))  # (leading dims broadcast as is)
-        return xp.divide(grad, ctx.n, out=xp.empty(ctx.shape, dt))
+        return xp.divide(_unreduced(grad, ctx), ctx.n, out=xp.empty(ctx.shape, dt))
 
 
 class MeanDim(Mean):
@@ -1753,9 +1753,9 @@ class Logsumexp(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         a, out = ctx._stored_arrays()
-        if not ctx.keepdim and grad.ndim != len(ctx.shape):  # _keepdim_data of both, inlined
-            kept = keep_shape(ctx.shape, ctx.dims)
-            grad, out = grad.reshape(kept), out.reshape(kept)
+        kept = _keepdim_data(grad, ctx)
+        if kept is not grad:  # (out has grad's shape: the same reshape)
+            grad, out = kept, out.reshape(kept.shape)
         xp = ctx.xp
         e = xp.subtract(a, out)  # (a fresh array of a's shape: exp and the product in place)
         if not e.ndim:  # (0-d: NumPy's result is a scalar)
