@@ -121,12 +121,14 @@ def routes(fn, spy):
     out = []
     counts = []
     for on in (True, False):
-        function.fast_path[0] = on
+        if not on:  # (counted: a region of saved-tensor hooks in fn pauses and resumes too)
+            function.pause_fast_path(True)
         before = spy.calls
         try:
             out.append(attempt(fn))
         finally:
-            function.fast_path[0] = True
+            if not on:
+                function.pause_fast_path(False)
         counts.append(spy.calls - before)
     assert counts[0] > 0, "the fast route was not taken"
     assert counts[1] == 0
@@ -540,13 +542,20 @@ def test_anomaly_mode_traces_and_nan_checks(spy):
         messages = [re.sub(_SPY_FRAME, "", str(m.message)) for m in w]
         return traces, err, parents, messages
 
-    fast, full = routes(scenario, spy)
-    assert fast == full
-    assert fast[1] == (
+    # anomaly mode pauses the fast route: every node is recorded by apply, with its trace
+    traces, err, parents, messages = scenario()
+    assert spy.calls == 0
+    assert all(t and "ys = [a * 2, a.exp()" in t[-1] for t in traces)
+    assert err == (
         "E",
         "RuntimeError",
         "Function 'LogBackward0' returned nan values in its 0th output.",
     )
+    assert parents and set(parents) <= {"MulBackward0", "ExpBackward0", "SumBackward0"}
+    assert messages[0].startswith("Anomaly Detection has been enabled")
+    assert function.fast_path[0]  # (back on after the region)
+    (leaf(3) * 2).sum()
+    assert spy.calls == 2
 
 
 _SPY_FRAME = r'  File "[^"]*", line \d+, in spy\n.*\n'

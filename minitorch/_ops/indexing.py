@@ -737,7 +737,6 @@ def _index(self: Tensor, key, plan: IndexPlan) -> Tensor:
         and self._requires_grad
         and state.enabled
         and fast_path[0]
-        and state.saved_hooks is None
     ):
         out = _recorded_index(self, plan)
     if out is None:

@@ -717,7 +717,6 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
                         and input._device is _CPU
                         and other._device is _CPU
                         and fast_path[0]
-                        and _grad_state.saved_hooks is None
                     ):
                         return _recorded_mm(input, other, a, b)
                     return (Mm if len(sb) == 2 else Mv).apply(input, other)
@@ -861,7 +860,6 @@ def mm(input=REQUIRED, mat2=REQUIRED, *extra, out=None):
             input._device is _CPU
             and mat2._device is _CPU
             and fast_path[0]
-            and _grad_state.saved_hooks is None
         ):
             return _recorded_mm(input, mat2, input._data, mat2._data)
         return Mm.apply(input, mat2)

@@ -730,8 +730,7 @@ def _fast_pair(a, b, out) -> int:
     ):
         if not ((a._requires_grad or b._requires_grad) and _grad_state.enabled):
             return _PLAIN
-        if _grad_state.saved_hooks is None:
-            return _RECORD
+        return _RECORD
     return 0
 
 
@@ -755,8 +754,7 @@ def _fast_number(a, b, out) -> int:
     ):
         if not (a._requires_grad and _grad_state.enabled):
             return _PLAIN
-        if _grad_state.saved_hooks is None:
-            return _RECORD
+        return _RECORD
     return 0
 
 
@@ -1215,8 +1213,7 @@ def neg(input=REQUIRED, *extra, out=None):
     ):
         if not (input._requires_grad and _grad_state.enabled):
             return plain_result(-input._data, _CPU)
-        if _grad_state.saved_hooks is None:
-            return record_unary(Neg, -input._data, input, None)
+        return record_unary(Neg, -input._data, input, None)
     try:
         kind = input._data.dtype.kind
     except AttributeError:  # torch.neg(1)
@@ -1513,11 +1510,10 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
     ):
         if not (input._requires_grad and _grad_state.enabled):
             return plain_result(_pow_number(_CPU_XP, input._data, exponent), _CPU)
-        if _grad_state.saved_hooks is None:
-            power = _pow_number(_CPU_XP, input._data, exponent)
-            result = record_unary(PowScalar, power, input, "self")
-            result._grad_fn.exponent = exponent
-            return result
+        power = _pow_number(_CPU_XP, input._data, exponent)
+        result = record_unary(PowScalar, power, input, "self")
+        result._grad_fn.exponent = exponent
+        return result
     if input is _NOT_GIVEN or self is not _NOT_GIVEN or exponent is _NOT_GIVEN:  # (rare)
         input = _pow_self(input, exponent, self)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
@@ -1949,8 +1945,7 @@ def _unary_float(fn, name, kernel):
         ):
             if not (input._requires_grad and _grad_state.enabled):
                 return plain_result(kernel(input._data), _CPU)
-            if _grad_state.saved_hooks is None:
-                return record_unary(fn, kernel(input._data), input, saves)
+            return record_unary(fn, kernel(input._data), input, saves)
         try:
             dt = input._data.dtype
         except AttributeError:  # torch.exp(1.0), torch.sqrt(ndarray): zero-cost when a tensor
@@ -2014,8 +2009,7 @@ def relu(input=REQUIRED, *extra):
     ):
         if not (input._requires_grad and _grad_state.enabled):
             return plain_result(Relu.kernel(_CPU_XP, input._data), _CPU)
-        if _grad_state.saved_hooks is None:
-            return record_unary(Relu, Relu.kernel(_CPU_XP, input._data), input, "result")
+        return record_unary(Relu, Relu.kernel(_CPU_XP, input._data), input, "result")
     try:
         dt = input._data.dtype
     except AttributeError:  # torch.relu(None): zero-cost when a tensor

@@ -554,7 +554,7 @@ def sum(
                 if keepdim:
                     return plain_result(keep_row_major(x, out), _CPU)
                 return plain_result(row_major(_CPU_XP, out), _CPU)
-        elif dim is _MISSING and _grad_state.saved_hooks is None:
+        elif dim is _MISSING:
             # NOTE [ The recorded fast path ]: Sum.forward's sum of all, and what it keeps
             result = record_unary(Sum, sum_array(_CPU_XP, x, None, False), input, None)
             node = result._grad_fn
@@ -734,14 +734,13 @@ def mean(
                 n = x.size if dims is None else x.shape[dims[0]]
                 if not (input._requires_grad and _grad_state.enabled):
                     return plain_result(Mean.kernel(_CPU_XP, x, dims, keepdim, n), _CPU)
-                if _grad_state.saved_hooks is None:
-                    avg = Mean.kernel(_CPU_XP, x, dims, keepdim, n)
-                    result = record_unary(fn, avg, input, None)
-                    node = result._grad_fn
-                    node.shape, node.dims, node.keepdim, node.n = x.shape, dims, keepdim, n
-                    if dims is not None and dim < 0:  # grad_fn._saved_dim: the dim as given
-                        node.given_dim = dim
-                    return result
+                avg = Mean.kernel(_CPU_XP, x, dims, keepdim, n)
+                result = record_unary(fn, avg, input, None)
+                node = result._grad_fn
+                node.shape, node.dims, node.keepdim, node.n = x.shape, dims, keepdim, n
+                if dims is not None and dim < 0:  # grad_fn._saved_dim: the dim as given
+                    node.given_dim = dim
+                return result
             result = fn.apply(input, dims=dims, keepdim=keepdim)
             if dims is not None and dim < 0:  # grad_fn._saved_dim: the dim as given
                 keep_given_dim(result, dim)
@@ -1847,7 +1846,6 @@ def _logsumexp(op, input, dim, keepdim, out, extra=()):
             and input._requires_grad
             and _grad_state.enabled
             and fast_path[0]
-            and _grad_state.saved_hooks is None
         ):
             return _recorded_logsumexp(input, x, dims, keepdim, dim)
         result = Logsumexp.apply(input, dims=dims, keepdim=keepdim)

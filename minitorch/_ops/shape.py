@@ -148,7 +148,6 @@ def view_apply(cls, a: Tensor, kwargs: dict) -> Tensor:
         and _grad_state.enabled
         and a._device is _CPU
         and fast_path[0]
-        and _grad_state.saved_hooks is None
     ):
         return record_view_apply(cls, a, kwargs)
     return cls.apply(a, **kwargs)

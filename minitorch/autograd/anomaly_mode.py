@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 
+from minitorch.autograd.function import pause_fast_path
 from minitorch.autograd.grad_mode import _State, state
 
 __all__ = [
@@ -20,6 +22,8 @@ __all__ = [
 # torch's anomaly flag is global, not per thread. The flags are class attributes of the
 # thread-local `_State`, never set on an instance, so `state.anomaly` (read by Function.apply and
 # the engine) sees one value in every thread at the cost of one attribute load.
+
+_lock = threading.Lock()  # (two threads turning it on pause the fast paths once)
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,8 +51,11 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
             raise TypeError(
                 f"set_anomaly_enabled(): argument '{arg}' (position {i}) must be bool, not {name}"
             )
-    _State.anomaly = bool(enabled)
-    _State.anomaly_check_nan = bool(check_nan)
+    with _lock:
+        if enabled != _State.anomaly:  # the recorded fast paths keep no trace: NOTE [ The
+            pause_fast_path(enabled)  # recorded fast path ] in minitorch/autograd/function.py
+        _State.anomaly = enabled
+        _State.anomaly_check_nan = check_nan
 
 
 class detect_anomaly:

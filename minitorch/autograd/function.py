@@ -988,8 +988,9 @@ _fast_path_lock = threading.Lock()
 
 def pause_fast_path(pause: bool) -> None:
     """Turns the fast paths off (pause) or back on (not pause) for an observer that wraps the ops'
-    Function.apply or forward (the profiler, FlopCounterMode); nested and overlapping observers
-    count, so the paths come back when the last one ends."""
+    Function.apply or forward (the profiler, FlopCounterMode) or that the recorded fast paths
+    skip (saved-tensor hooks, anomaly mode: NOTE [ The recorded fast path ]); nested and
+    overlapping observers count, so the paths come back when the last one ends."""
     with _fast_path_lock:
         _fast_path_pauses[0] += 1 if pause else -1
         fast_path[0] = _fast_path_pauses[0] == 0
@@ -1014,9 +1015,11 @@ def plain_result(out, device):
 # NOTE [ The recorded fast path ]
 # Where a node is recorded, the same ops skip Function.apply too (the arithmetic operators of
 # two tensors of one dtype or of a float tensor and a number, the common unary functions, a full
-# sum), under the no-grad path's conditions and one more: no saved-tensor hooks are set. The op
-# function computes its forward's array as the no-grad path does and hands it, with what the
-# forward saves, to record_unary or record_pair. These make the node and the result apply
+# sum), under the no-grad path's conditions. Those include the switch `fast_path[0]`, which
+# saved-tensor hooks (in any thread) and anomaly mode turn off too: the recorded fast paths pass
+# no saved tensor through hooks and keep no creation trace, so they test for neither per op.
+# The op function computes its forward's array as the no-grad path does and hands it, with what
+# the forward saves, to record_unary or record_pair. These make the node and the result apply
 # makes (the same node class, edges, input metadata, saved values and version checks) without
 # apply's tests of what the op function has tested already: no subclass, one device, a built-in
 # Function, one array output, not a view. x * y on (32, 32), recorded: 4.7 -> 3.0 us; bench/
@@ -1456,8 +1459,8 @@ def _connect(ctx, args):
         ctx.needs_input_grad = tuple(needs)
         ctx._next = tuple(nxt)
         ctx._in_meta = tuple(meta)
-        if state.anomaly:
-            _record_trace(ctx)
+    if state.anomaly:  # (the recorded fast paths, which keep no trace, are off then)
+        _record_trace(ctx)
 
 
 def _connect_one(ctx, a):
@@ -1468,8 +1471,6 @@ def _connect_one(ctx, a):
     ctx._next = ((a._grad_acc or _accumulator(a), 0) if fn is None else (fn, a._output_nr),)
     ctx._in_meta = _META1[a._data.shape, a._data.dtype]  # NOTE [ Interned input metadata ]
     ctx.needs_input_grad = _NEEDED
-    if state.anomaly:
-        _record_trace(ctx)
 
 
 def _connect_pair(ctx, a, b):
@@ -1495,8 +1496,6 @@ def _connect_pair(ctx, a, b):
         ctx.needs_input_grad = _NEEDED_TF if ea is not None else _NEEDED_FF
     ctx._next = (ea, eb)
     ctx._in_meta = (ma, mb)
-    if state.anomaly:
-        _record_trace(ctx)
 
 
 def _record_trace(ctx):

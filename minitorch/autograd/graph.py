@@ -7,7 +7,13 @@ import contextlib
 import weakref
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import AccumulateGrad, Node, _edge, raise_pack_modified
+from minitorch.autograd.function import (
+    AccumulateGrad,
+    Node,
+    _edge,
+    pause_fast_path,
+    raise_pack_modified,
+)
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -102,10 +108,12 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
             raise RuntimeError(state.saved_hooks_disabled)
         pushed = _PushedHooks((self.pack_hook, self.unpack_hook))
         pushed.prev = state.saved_hooks
-        state.saved_hooks = pushed  # returns None, as torch's
+        pause_fast_path(True)  # the recorded fast paths save no hooked tensor: NOTE [ The
+        state.saved_hooks = pushed  # recorded fast path ] (returns None, as torch's)
 
     def __exit__(self, *exc):
         state.saved_hooks = state.saved_hooks.prev  # torch's pop: one object may nest in itself
+        pause_fast_path(False)
         return False
 
 

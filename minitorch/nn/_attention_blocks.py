@@ -151,9 +151,7 @@ def _records_blocks(query, key, value) -> bool:
     itself is observed op by op (anomaly mode, saved-tensor hooks, forward-mode AD, the
     profiler), nor for a tensor passed twice (its gradients' sum keeps the inner graph's
     order) or an inference tensor (the inner graph raises where it saves one)."""
-    if _grad_state.anomaly or _grad_state.saved_hooks is not None:
-        return False
-    if _dual_hook[0] is not None or not _fast_path[0]:
+    if _dual_hook[0] is not None or not _fast_path[0]:  # (anomaly mode and hooks pause it too)
         return False
     if query is key or key is value or query is value:
         return False

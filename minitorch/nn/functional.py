@@ -168,7 +168,6 @@ def linear(
                 and weight._device is _CPU
                 and (bias is None or bias._device is _CPU)
                 and fast_path[0]
-                and _grad_state.saved_hooks is None
             ):
                 return _recorded_linear(input, weight, bias, x, w, b)
             wt = _TransposeT.apply(weight)  # linear_kernel's graph, its checks passed here
