@@ -49,6 +49,8 @@ import pytest  # noqa: E402
 
 import minitorch  # noqa: E402
 from minitorch._autocast_state import state as _autocast_state  # noqa: E402
+from minitorch.autograd import function as _function  # noqa: E402
+from minitorch.autograd.grad_mode import state as _grad_state  # noqa: E402
 
 
 def _devices():
@@ -175,6 +177,7 @@ def _seed():
     minitorch.manual_seed(0)
     torch = sys.modules.get("torch")
     before = (_settings_of(minitorch), torch and _settings_of(torch))
+    pauses, hooks = _function._fast_path_pauses[0], _grad_state.saved_hooks
     yield
     changed = []
     for lib, old in zip((minitorch, torch), before, strict=True):
@@ -182,6 +185,14 @@ def _seed():
             new = _settings_of(lib)
             if new != old:
                 changed += _restore_settings(lib, old, new)
+    if _grad_state.saved_hooks is not hooks:  # a saved-tensor hooks region left entered
+        changed.append("minitorch's saved-tensor hooks")
+        _grad_state.saved_hooks = hooks
+    now = _function._fast_path_pauses[0]  # (after anomaly mode's restore, which resumes them)
+    if now != pauses:  # such a region, or a profile, left entered
+        changed.append(f"minitorch's fast-path pauses: {pauses} -> {now}")
+        _function._fast_path_pauses[0] = pauses
+        _function.fast_path[0] = pauses == 0
     if changed:
         pytest.fail("the test left process-wide settings changed (undone): " + "; ".join(changed))
 
