@@ -21,7 +21,9 @@ __all__ = [
 # NOTE [ Anomaly mode is process-wide ]
 # torch's anomaly flag is global, not per thread. The flags are class attributes of the
 # thread-local `_State`, never set on an instance, so `state.anomaly` (read by Function.apply and
-# the engine) sees one value in every thread at the cost of one attribute load.
+# the engine) sees one value in every thread at the cost of one attribute load. Turning it on
+# pauses the fast paths (the recorded ones keep no creation trace: NOTE [ The recorded fast
+# path ] in minitorch/autograd/function.py) until it is turned off.
 
 _lock = threading.Lock()  # (two threads turning it on pause the fast paths once)
 
@@ -52,8 +54,8 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
                 f"set_anomaly_enabled(): argument '{arg}' (position {i}) must be bool, not {name}"
             )
     with _lock:
-        if enabled != _State.anomaly:  # the recorded fast paths keep no trace: NOTE [ The
-            pause_fast_path(enabled)  # recorded fast path ] in minitorch/autograd/function.py
+        if enabled != _State.anomaly:
+            pause_fast_path(enabled)
         _State.anomaly = enabled
         _State.anomaly_check_nan = check_nan
 

@@ -1074,7 +1074,7 @@ def record_many(fn, out, inputs, saved):
     what the forward saves, in its order, each one of the inputs (None where it saves
     nothing)."""
     ctx, result = _recorded(fn, out)
-    _connect(ctx, inputs)
+    _connect(ctx, inputs, False)
     ctx._saved = tuple([None if s is None else _saved_operand(s) for s in saved])
     return result
 
@@ -1429,8 +1429,10 @@ def _new_node(node_cls, _new=object.__new__):
     return _new(node_cls)
 
 
-def _connect(ctx, args):
-    """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting)."""
+def _connect(ctx, args, trace=True):
+    """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting), and
+    in anomaly mode the creation trace (trace=False: a recorded fast path's node, which never
+    runs in anomaly mode: NOTE [ The recorded fast path ])."""
     # On the per-op path when recording: no generator, _edge inlined for the common case, and
     # the one-argument op (most ops) without lists: its argument is the input requiring grad.
     # A leaf's accumulator is called for only the first time (`t._grad_acc or _accumulator(t)`).
@@ -1459,7 +1461,7 @@ def _connect(ctx, args):
         ctx.needs_input_grad = tuple(needs)
         ctx._next = tuple(nxt)
         ctx._in_meta = tuple(meta)
-    if state.anomaly:  # (the recorded fast paths, which keep no trace, are off then)
+    if trace and state.anomaly:
         _record_trace(ctx)
 
 

@@ -108,8 +108,10 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
             raise RuntimeError(state.saved_hooks_disabled)
         pushed = _PushedHooks((self.pack_hook, self.unpack_hook))
         pushed.prev = state.saved_hooks
-        pause_fast_path(True)  # the recorded fast paths save no hooked tensor: NOTE [ The
-        state.saved_hooks = pushed  # recorded fast path ] (returns None, as torch's)
+        # the recorded fast paths pass no saved tensor through hooks: NOTE [ The recorded fast
+        # path ] in minitorch/autograd/function.py
+        pause_fast_path(True)
+        state.saved_hooks = pushed  # returns None, as torch's
 
     def __exit__(self, *exc):
         state.saved_hooks = state.saved_hooks.prev  # torch's pop: one object may nest in itself
