@@ -132,6 +132,9 @@ def result_type(tensor=_REQUIRED, other=_REQUIRED, *extra):
         named = [("tensor", given[0]), ("other", given[1])]
         named += [(f"extra{i}", x) for i, x in enumerate(extra)]
         raise overload_error("result_type", forms, forms, named)
+    for t in (tensor, other):  # NOTE [ Ints beyond a Scalar ]
+        if t.__class__ is _builtins.int and not _dtype.SCALAR_INT_MIN <= t < _dtype.SCALAR_INT_END:
+            raise _dtype.scalar_int_overflow(t)
     ops = [(t.dtype, t.ndim) if isinstance(t, Tensor) else t for t in (tensor, other)]
     return _dtype.result_type(*ops)
 

@@ -381,8 +381,11 @@ def fill_number(value, npdt, op: str = "fill_"):
     holds is an OverflowError whatever the dtype (see NOTE [ Ints beyond a Scalar ]). Anything
     but a number (None, a string, a list) is torch's TypeError, named after `op`: NumPy would
     store None as nan."""
-    if value.__class__ not in _PY_NUMBERS and not isinstance(value, _NUMBER_TYPES):
-        raise TypeError(f"{op}(): the fill value must be a Number, not {type(value).__name__}")
+    if value.__class__ not in _PY_NUMBERS:
+        if not isinstance(value, _NUMBER_TYPES):
+            raise TypeError(f"{op}(): the fill value must be a Number, not {type(value).__name__}")
+        if isinstance(value, np.generic):  # as torch's parser reads it: the Python number it
+            value = value.item()  # holds (np.float64(1e39) into int8 raises, not wraps)
     if value.__class__ is builtins.int and not SCALAR_INT_MIN <= value < SCALAR_INT_END:
         raise scalar_int_overflow(value)
     top = _float_top(npdt) if value.__class__ in (builtins.float, builtins.int) else None

@@ -827,8 +827,17 @@ def _fit_value(value: Tensor, plan: IndexPlan, op: str, strip: bool = True) -> T
     return value
 
 
+_F32_TOP = _dtype.FLOAT_TOP["float32"]
+
+
 def _scalar_value(value):
-    return value if isinstance(value, (bool, int, float)) else value.item()
+    """An assigned number as torch's parser reads it: a Python number (a NumPy one's .item(),
+    so np.float64(1e39) into int8 is checked as 1e39 is)."""
+    cls = value.__class__
+    if cls is bool or cls is int or cls is float:
+        return value
+    item = getattr(value, "item", None)
+    return value if item is None else item()
 
 
 def setitem(self: Tensor, key, value) -> None:
@@ -845,6 +854,9 @@ def setitem(self: Tensor, key, value) -> None:
     # torch converts the value to a tensor of self's dtype before it reads the key
     vt = _value_tensor(self, value)
     scalar = None if vt is not None else _dtype.via_float32(_scalar_value(value), self._data.dtype)
+    if scalar.__class__ is float and not -_F32_TOP <= scalar <= _F32_TOP:
+        if scalar - scalar == 0 and self._data.dtype.char == "f":  # (c10's checked conversion:
+            raise _dtype.overflow_error("float32")  # float16's and bfloat16's take it as inf)
     if key is False:  # torch's x[False] = v does nothing (not even check v's shape)
         return
     if key is True:  # torch's x[True] = v writes x.unsqueeze(0), as x[None] = v (a cast copy)

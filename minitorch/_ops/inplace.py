@@ -573,6 +573,9 @@ class CopySlices(Function):
 
         ctx.chain = chain
         ctx.base_shape = base._data.shape
+        # torch's node releases its view function in a backward: a second one raises its error
+        # (it would count the gradient twice), so a None is saved, to be freed
+        ctx.save_for_backward(None)
         # as_strided in the chain addresses memory: the backward replays it on arrays laid out
         # in the base's order of dims (a transposed base's region is not the row-major one)
         ctx.dim_order = None
@@ -583,6 +586,7 @@ class CopySlices(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        _ = ctx._stored_tensors  # (raises torch's error after a backward freed the graph)
         g_base = g_src = None
         order = ctx.dim_order
         if ctx.needs_input_grad[0]:
@@ -1070,6 +1074,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
             alpha = number(alpha)  # a NumPy number (a learning rate computed by NumPy)
         if alpha == 1 or (dt.itemsize == 2 and floating):
             return False  # where alpha * other is rounded is pointwise's decision, as above
+        if not -(1 << 63) <= alpha < 1 << 64:  # inf, NaN, an int no Scalar holds, a float
+            return False  # beyond float32's range: add's checks (pointwise._alpha_in_range)
         if kind == "f":  # one rounding, as torch: NOTE [ Fused multiply-adds ] in _common.py
             return _fast_fma(self, vc, x, o, float(dt.type(alpha if ufunc == "add" else -alpha)))
         if alpha.__class__ is float and not floating:
@@ -1222,7 +1228,31 @@ def pow_(self, exponent):
 def clamp_(input, min=None, max=None):
     if fast_clamp_(input, min, max):
         return input
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        _number_bounds_cast(input, (min, max))
     return apply_inplace(input, lambda s: _ops().clamp(s, min, max), "clamp_", (min, max))
+
+
+def _number_bounds_cast(self, bounds) -> None:
+    """clamp_'s first check, as torch's: number bounds that make the result a dtype self cannot
+    hold refuse the call before either bound is converted (int16 clamp_(1e39): the cast error,
+    not the float overflow)."""
+    if any(isinstance(b, Tensor) for b in bounds):
+        return  # (tensor bounds: the general path's checks)
+    dt = self.dtype
+    try:
+        for b in bounds:
+            if b.__class__ is int and not _dtype.SCALAR_INT_MIN <= b < _dtype.SCALAR_INT_END:
+                return  # (its OverflowError comes first: NOTE [ Ints beyond a Scalar ])
+            if b is not None:
+                dt = _dtype.scalar_dtype(dt, number(b))
+    except TypeError:  # a bound of no type clamp takes: its own error
+        return
+    if dt is not self.dtype and not _dtype.can_cast(dt, self.dtype):
+        raise RuntimeError(
+            f"result type {_short(dt)} can't be cast to the desired output type "
+            f"{_dtype.CPP_NAMES[self.dtype.name]}"
+        )
 
 
 def fast_clamp_(self, lo, hi) -> bool:
@@ -1372,6 +1402,21 @@ def fill_(input, value):
         raise argument_error(e, "fill_", (("input", input), ("value", value))) from None
 
 
+def _fill_value(value, data):
+    """The number fill_ writes into the array data, checked as torch's fill_ checks it: a
+    one-element half, bfloat16 or float8 tensor takes a value beyond its range as inf (torch's
+    fill of one element skips the overflow check: zeros((), dtype=torch.half).fill_(7e4) is inf,
+    zeros(2, ...) raises), as factories.full does."""
+    try:
+        return fill_number(value, data.dtype)
+    except RuntimeError:
+        dt = data.dtype
+        if data.size != 1 or dt.itemsize > 2 or dt.kind in "biu" or not is_number(value):
+            raise
+    with _dtype.quiet_casts():
+        return data.dtype.type(via_float32(float(value), data.dtype))
+
+
 def _fill(self, value, node: str, shown):
     """fill_ / zero_, recording a node named `node` listing the edges `shown`."""
     if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
@@ -1379,7 +1424,7 @@ def _fill(self, value, node: str, shown):
         _check_leaf(self, "fill_", overlap_ok=not isinstance(value, Tensor))
         data = writable(self)
         if not isinstance(value, Tensor):
-            data.fill(fill_number(value, data.dtype))
+            data.fill(_fill_value(value, data))
         elif value._device is self._device:  # an array assignment: no read back to the host
             data[...] = via_float32(value._data, data.dtype)
         else:  # a CPU scalar into a device tensor (as torch allows): the host has the number

@@ -441,10 +441,19 @@ def _scaled(x, alpha, ref, op="add"):
     if alpha == 1:
         return x
     if not isinstance(ref, Tensor):
-        return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
-    kind = ref._data.dtype.kind
+        if not isinstance(x, Tensor):
+            return x * alpha
+        if x._data.dtype.kind == "f":  # (a number ref does not widen x's float dtype)
+            _alpha_in_range(alpha, x._data.dtype)
+        return mul(x, alpha)
+    rdt = ref._data.dtype
+    if rdt.kind == "b" and isinstance(x, Tensor):  # an uncast bool ref: the result is x's dtype
+        rdt = x._data.dtype
+    kind = rdt.kind
     if kind in "iu" and alpha.__class__ is int:  # c10's checked conversion of alpha into the
-        _dtype.checked_int(alpha, ref._data.dtype)  # dtype (int8: 200 raises, uint8: -1 wraps)
+        _dtype.checked_int(alpha, rdt)  # dtype (int8: 200 raises, uint8: -1 wraps)
+    elif kind == "f":
+        _alpha_in_range(alpha, rdt)
     if isinstance(x, Tensor):
         if x._data.dtype.kind == "b":
             if kind == "b":  # torch casts alpha to bool: bool + bool stays bool (a logical or)
@@ -457,6 +466,16 @@ def _scaled(x, alpha, ref, op="add"):
     if kind in "iu" and x.__class__ is int:  # wraps as the kernel does (uint8: 300 -> 44)
         x = wrap_int(x, ref._data.dtype, scalar=False)
     return x
+
+
+def _alpha_in_range(alpha, npdt) -> None:
+    """c10's checked conversion of a number alpha into the result's float dtype npdt: a finite
+    alpha beyond its range is torch's overflow error (add(x, y, alpha=1e39) of float32 tensors,
+    alpha=1e5 of float16 ones), where NumPy would make it inf; inf and NaN pass."""
+    if alpha.__class__ is float or alpha.__class__ is int:
+        top = _dtype._float_top(npdt)
+        if top is not None and not -top <= alpha <= top and alpha - alpha == 0:
+            raise _dtype.overflow_error(npdt.name)
 
 
 def _tensor_scaled(x, alpha, ref):
@@ -485,6 +504,8 @@ def _plain_fused(input, other, alpha, negate):
     cls = alpha.__class__
     if cls is not float and cls is not int:
         return None
+    if not -_F32_TOP <= alpha <= _F32_TOP or (cls is int and not _INT_MIN <= alpha < _INT_END):
+        return None  # (the full path's checks: NOTE [ Ints beyond a Scalar ], _alpha_in_range)
     char = input._data.dtype.char
     if char == "f" and other._data.size < _AXPY_MIN["f"]:
         # _fused_numpy's float32 sum, without its errstate (~1.3 us): a kernel warning of this
@@ -512,6 +533,8 @@ def _plain_fused(input, other, alpha, negate):
 
 _F32 = _CPU_XP.float32
 _F64 = _CPU_XP.float64
+_F32_TOP = _dtype.FLOAT_TOP["float32"]
+_INT_MIN, _INT_END = _dtype.SCALAR_INT_MIN, _dtype.SCALAR_INT_END
 _AXPY_MIN = host_blas.AXPY_MIN  # (the dict itself, as minitorch/_ops/_common.py reads it)
 
 
@@ -610,6 +633,8 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
     # (a 0-d tensor alpha too: torch reads it as a number, alpha=sigma in samplers)
     if isinstance(alpha, Tensor):
         alpha = cast(cast(alpha, dt), _dtype.float32)
+    else:
+        _alpha_in_range(alpha, dt.np)
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     a, b, alpha = (x if isinstance(x, Tensor) else _half_number(xp, x, dt) for x in (a, b, alpha))
     return _half_result(fn(_widen(a), _widen(b), alpha=alpha), dt, out)
@@ -637,6 +662,8 @@ def check_alpha(alpha, op: str) -> None:
     tensor that does not require grad, which it reads as one); no complex alpha here."""
     if not is_scalar_arg(alpha):
         raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type_name(alpha)}")
+    if alpha.__class__ is int and not _INT_MIN <= alpha < _INT_END:
+        raise _dtype.scalar_int_overflow(alpha)  # NOTE [ Ints beyond a Scalar ]
     if isinstance(alpha, complex):
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
@@ -2237,6 +2264,16 @@ def _check_float_bound(bound: float, dt) -> None:
         _dtype.fill_number(bound, dt.np)
 
 
+def _check_number_bound(bound, dt) -> None:
+    """c10's checked conversion of a number bound into the result's dtype dt: an int beyond an
+    integer dtype's range, a finite float beyond a float dtype's, raise torch's overflow
+    error."""
+    if bound.__class__ is int and not (dt.is_floating_point or dt is _dtype.bool):
+        _dtype.checked_int(bound, dt.np)
+    elif bound.__class__ in (float, int):
+        _check_float_bound(bound, dt)
+
+
 def _check_mixed_bounds(input, min, max) -> None:
     """clamp(x, tensor, number) and clamp(x, number, tensor): torch's overloads take both bounds
     as tensors or both as numbers, so the tensor must pass as a number (0-d, not requiring
@@ -2314,6 +2351,8 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
         lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
         dt = _clamp_dtype(input, min, max, lo, hi, mixed)
+        if mixed:  # the number bound, converted as the number overload's (uint8 min=300 raises)
+            _check_number_bound(min if isinstance(max, Tensor) else max, dt)
         if dt is _dtype.bool and lo is not None and hi is not None:
             if mixed and isinstance(out, Tensor) and out.dtype is not dt:
                 raise found_dtype_error(out.dtype, dt)  # (the number overload's out= first)

@@ -371,7 +371,35 @@ def gcd(input, other, *, out=None):
         r = xp.gcd(a._data, b._data)
     except ValueError as e:  # NumPy's broadcasting error as torch's size mismatch
         _raise_broadcast_error(gcd, (a, b), e)
-    return _out(_const(_arr(xp, r).astype(dt.np, copy=False), a), out)
+    r = _arr(xp, r).astype(dt.np, copy=False)
+    if dt.np.kind == "i" and a._device.type == "cpu":
+        r = _gcd_of_minimum(xp, a._data, b._data, r)
+    return _out(_const(r, a), out)
+
+
+def _gcd_of_minimum(xp, x, y, r):
+    """r (NumPy's gcd of the host arrays x and y) where neither is its dtype's minimum; there,
+    torch's: its Euclid on |x| and |y| in the dtype, where |minimum| wraps to the minimum, gives
+    a result signed by the number of steps (int8 gcd(-128, 6) is -2, NumPy's 2)."""
+    bits = 8 * r.dtype.itemsize
+    low = -(1 << (bits - 1))
+    at = (x == low) | (y == low)
+    if not at.any():
+        return r
+
+    def wrap(v):  # the dtype's wrap-around
+        return (v - low) % (1 << bits) + low
+
+    xs, ys = xp.broadcast_arrays(x, y)
+    r = r.copy()
+    for i in zip(*at.nonzero(), strict=True):
+        p, q = int(xs[i]), int(ys[i])
+        p, q = wrap(-p if p < 0 else p), wrap(-q if q < 0 else q)
+        while p:  # C's remainder takes the dividend's sign
+            m = (-q if q < 0 else q) % (-p if p < 0 else p)
+            p, q = wrap(-m if q < 0 else m), p
+        r[i] = q
+    return r
 
 
 def lcm(input, other, *, out=None):
@@ -443,7 +471,11 @@ class Nextafter(Function):
             out = fast_nextafter(a._data, b._data)
             if out is not None:
                 return out
-        return _arr(ctx.xp, ctx.xp.nextafter(a._data, b._data))
+        xp, x, y = ctx.xp, a._data, b._data
+        out = xp.nextafter(x, y)
+        if x.dtype == xp.float16:  # NumPy's half nextafter returns x where x == y (-0. towards
+            out = xp.where(x == y, y, out)  # +0. gave -0.), torch's (and C's) y
+        return _arr(xp, out)
 
     @staticmethod
     def backward(ctx, grad):

@@ -67,12 +67,16 @@ _MISSING = object()
 # --- dims and shapes ---
 
 
-def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True, pos: int | None = 2):
+def reduce_dims(
+    dim, ndim: int, op: str, empty_means_all: bool = True, pos: int | None = 2, in_order=False
+):
     """A reduction's dim argument (the op's argument `pos`) as a sorted tuple of axes, or None
     for every axis.
 
     torch reads `dim=[]` / `dim=()` as "every dim" for sum/mean-like ops; a 0-d tensor accepts
-    dim 0 and -1 and reduces over nothing, which is also returned as None here.
+    dim 0 and -1 and reduces over nothing, which is also returned as None here. A dim listed
+    twice is an error, found after wrapping them all, or (in_order: var, std, nansum, as
+    torch's) dim by dim: (0, -2, -3) of a 2-d tensor is then the repeated 0, not the -3.
     """
     if dim is None:
         return None
@@ -91,14 +95,19 @@ def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True, pos: int 
     if isinstance(dim, (list, tuple)):
         # torch's int[] wording for a bad element: its type when the first, else "failed to
         # unpack" (an int-like one-element tensor is an int there)
-        dims = tuple(wrap_dim(d, ndim, op) for d in int_list(dim, op, "dim", pos))
+        dims = int_list(dim, op, "dim", pos)
         if not dims:
             return None if empty_means_all else ()
+        if not in_order:
+            dims = tuple(wrap_dim(d, ndim, op) for d in dims)
         seen = set()
         for d in dims:
+            if in_order:
+                d = wrap_dim(d, ndim, op)
             if d in seen:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
             seen.add(d)
+        dims = tuple(seen)
     else:
         dims = (wrap_dim(_as_int(dim, op, pos), ndim, op),)
     return None if ndim == 0 else tuple(sorted(dims))
@@ -1056,7 +1065,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise not_tensor("nansum", input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error("nansum", dim, keepdim)
-    dims = reduce_dims(dim, x.ndim, "nansum")
+    dims = reduce_dims(dim, x.ndim, "nansum", in_order=True)
     if out is not None and isinstance(out, Tensor):
         input = _nansum_out_input(input, dtype, out)
         x = input._data

@@ -420,7 +420,7 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     x = input._data
     try:
-        dims = reduce_dims(dim, x.ndim, op)
+        dims = reduce_dims(dim, x.ndim, op, in_order=True)
     except TypeError:  # x.std("a"): NOTE [ Overloaded reductions ]
         if isinstance(dim, (list, tuple)) and is_index(dim[0]):  # a later element's unpacking
             raise

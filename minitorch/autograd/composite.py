@@ -13,6 +13,7 @@ from minitorch.autograd.function import (
     AccumulateGrad,
     Node,
     _edge,
+    _is_sink,
     _Kept,
     _next_prio,
     _raise_modified,
@@ -87,6 +88,8 @@ class _Composite:
                 continue
             if got is None:
                 _skip(inner, deps, ready)
+            elif _is_sink(inner):  # a no_grad view's end: its gradient is dropped
+                continue
             else:
                 if inner._saved is _FREED:  # freed by an outer walk that reached it directly
                     inner._saved = kept[inner]
@@ -178,6 +181,10 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=Fals
     for i, a in enumerate(inputs):
         if isinstance(a, Tensor) and a._requires_grad:
             e = _edge(a)
+            if _is_sink(e[0]):  # a view taken under no_grad: no edge, as torch's (its inner
+                nxt.append(None)  # ops' own sinks drop its gradient)
+                meta.append(None)
+                continue
             d = a._data
             meta.append((d.shape, d.dtype))
             if e not in nxt:  # the same tensor twice: its gradient comes on its first edge
@@ -206,6 +213,8 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=Fals
             if child in ends:
                 continue
             if isinstance(child, AccumulateGrad):
+                if _is_sink(child):
+                    continue
                 raise RuntimeError(f"{name}: the composite used a tensor not in its inputs")
             stack.append(child)
     node = object.__new__(_node_class(name))

@@ -49,7 +49,12 @@ def _root_grads(outputs, grad_outputs):
     given = grad_outputs is not None
     if not given and len(outputs) == 1:  # loss.backward(): the loop's ones, without the loop
         out = outputs[0]
-        if out.__class__ is Tensor and out._requires_grad and out._data.ndim == 0:
+        if (
+            out.__class__ is Tensor
+            and out._requires_grad
+            and out._data.ndim == 0
+            and out._grad_fn is not None
+        ):
             return [_ones_grad(out)]
     grads = []
     no_grad_at = None  # the first output that does not require grad (refused last)
@@ -59,7 +64,9 @@ def _root_grads(outputs, grad_outputs):
                 grads.append(_edge_root_grad(out, grad_outputs or (), i))
                 continue
             raise AssertionError("Expected output to be a torch.Tensor")
-        if not out._requires_grad:
+        if not out._requires_grad or (
+            out._grad_fn is None and out._rg_inherited and out._grad_acc is None
+        ):  # (the second: a view taken under no_grad, whose gradient goes nowhere)
             if no_grad_at is None:
                 no_grad_at = i
             if g is None:

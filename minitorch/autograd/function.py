@@ -2021,6 +2021,8 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
         out._no_grad_view = "inference" if state.inference else True
         out._rg_inherited = True
         out._requires_grad = True
+        out._view_version = vc[0]  # stale once the base changes after now, whatever a view
+        # it was taken of missed before (its history is not replayed: it has none)
 
 
 # NOTE [ Views and grad mode ]
