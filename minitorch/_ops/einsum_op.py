@@ -11,9 +11,6 @@ from minitorch.autograd.function import Function, name_node
 __all__ = ["einsum"]
 
 
-_short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
-
-
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -516,14 +513,28 @@ def _plan_dtype(terms, operands, out, ell=""):
             first, second = dt, right_dt
             if dt is not right_dt and _bmm_swaps(left, right, paired, out, sizes, sets, ell):
                 first, second = right_dt, dt
-            if first is _dtype.bool:  # (bmm's kernel dispatch on its first side speaks first)
-                raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-            if first is not second:
-                raise RuntimeError(
-                    f"expected scalar type {_short(first)} but found {_short(second)}"
-                )
+            if first is not second or first is _dtype.bool:
+                _bmm_error(first, second, left, right, summed, paired, sizes)
         left = both - summed
     return dt
+
+
+def _bmm_error(first, second, left, right, summed, paired, sizes):
+    """torch's bmm error for a pair of two dtypes (first: its batch1's) or of two bool sides:
+    its wording depends on the kernel, chosen by the size of each matrix product (as
+    linalg._check_bmm). The bmm multiplies each side's kept letters (those of one side only)
+    by the paired ones."""
+    from minitorch._ops.linalg import BMM_GEMM_MIN, bmm_dtype_error
+
+    work = 1
+    for c in ((left ^ right) - summed) | paired:
+        work *= sizes[c]
+    by_gemm = work >= BMM_GEMM_MIN
+    if first is _dtype.bool and (second is first or not by_gemm):
+        # the naive kernel's dispatch on batch1's dtype speaks first; the gemm path's addmm
+        kernel = "addmm_impl_cpu_" if by_gemm else "bmm"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    raise bmm_dtype_error(first, second, by_gemm)
 
 
 def _bmm_swaps(left, right, paired, out, sizes, sets, ell) -> bool:

@@ -486,8 +486,10 @@ def _check_mm(a_shape, b_shape, a: Tensor, b: Tensor, out=None):
             f"expected m1 and m2 to have the same dtype, but got: {_ctype(a.dtype)} != "
             f"{_ctype(b.dtype)}"
         )
-    if a._data.dtype.kind == "b":  # (both of one dtype: checked above)
-        _no_bool(a, "addmm_impl_cpu_")
+    if a._data.dtype.kind == "b" and a._data.size and b._data.size:  # (one dtype: see above)
+        # (torch's kernel returns an empty product, or zeros for an inner size of 0, before
+        # its dispatch on the dtype)
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
 def _check_mv_dtype(first: Tensor, second: Tensor):
@@ -512,7 +514,8 @@ def _check_mv(m_shape, v: Tensor, m: Tensor, out=None):
             f"addmv input tensors must have the same dtype, but got {_short(out.dtype)}, "
             f"{_short(m.dtype)}, and {_short(v.dtype)}"
         )
-    _no_bool(m, "addmv_impl_cpu")
+    if m._data.dtype.kind == "b" and m._data.size:  # (an empty matrix: torch's shortcut first)
+        raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
 
 
 def folds_into_mm(a: Tensor, b: Tensor) -> bool:
@@ -526,11 +529,14 @@ def folds_into_mm(a: Tensor, b: Tensor) -> bool:
     return x.size == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
 
 
+BMM_GEMM_MIN = 400  # multiply-adds per product from which torch's CPU bmm runs its gemm path
+
+
 def _bmm_by_gemm(a: Tensor, b: Tensor) -> bool:
-    """Whether torch's CPU bmm takes its gemm path (400 multiply-adds per product and more)
-    rather than its naive kernel."""
+    """Whether torch's CPU bmm takes its gemm path (BMM_GEMM_MIN multiply-adds per product and
+    more) rather than its naive kernel."""
     sa, sb = a._data.shape, b._data.shape
-    return sa[-2] * sa[-1] * sb[-1] >= 400
+    return sa[-2] * sa[-1] * sb[-1] >= BMM_GEMM_MIN
 
 
 def bmm_dtype_error(a_dtype, b_dtype, by_gemm: bool, *, baddbmm=False) -> RuntimeError:
@@ -575,8 +581,16 @@ def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None) -> Tensor:
         if not by_gemm:
             _no_bool(a, "bmm")  # (torch's naive kernel's dispatch on batch1's dtype speaks first)
         raise bmm_dtype_error(a.dtype, b.dtype, by_gemm)
-    _no_bool(a, "bmm")
+    if a._data.dtype.kind == "b" and batch * a._data.shape[-2] * b._data.shape[-1] * k:
+        raise _bool_bmm_error(a, b)
     return a
+
+
+def _bool_bmm_error(a: Tensor, b: Tensor, op: str = "bmm") -> NotImplementedError:
+    """torch's CPU bmm of bool batches (an empty product returns first): its naive kernel's
+    dispatch under op's name, or its gemm path's per-batch addmm (see _bmm_by_gemm)."""
+    kernel = "addmm_impl_cpu_" if _bmm_by_gemm(a, b) else op
+    return NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _prod(shape) -> int:
@@ -763,10 +777,20 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
         # grad), mm (or mv), view
         folded = (_prod(sa[:-1]), sa[-1])
         if db == 1:
-            _check_mv(folded, other, input, out)
+            try:
+                _check_mv(folded, other, input, out)
+            except RuntimeError:  # See NOTE [ Folds NumPy calls contiguous ]
+                if torch_folds(input, other):
+                    raise
+                return _unfolded(input, other, out, "mv")
             result = Reshape.apply(Mv.apply(input.reshape(folded), other), shape=sa[:-1])
         else:
-            _check_mm(folded, sb, input, other, out)
+            try:
+                _check_mm(folded, sb, input, other, out)
+            except RuntimeError:
+                if torch_folds(input, other):
+                    raise
+                return _unfolded(input, other, out, "gemm")
             result = Mm.apply(input.reshape(folded), other)
             result = Reshape.apply(result, shape=sa[:-1] + sb[1:])
     elif da == 1 and db >= 3 and out is None and folds_into_mm(other.mT, input):
@@ -774,7 +798,12 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
         # (so a length mismatch is mv's "size mismatch" error, as in torch)
         ot = other.mT
         folded = (_prod(ot._data.shape[:-1]), sb[-2])
-        _check_mv(folded, input, other)
+        try:
+            _check_mv(folded, input, other)
+        except RuntimeError:
+            if torch_folds(ot, input):
+                raise
+            return _unfolded(input, other, out, "gemm")
         result = Reshape.apply(Mv.apply(ot.reshape(folded), input), shape=sb[:-2] + sb[-1:])
     elif da == 2 and input.requires_grad and out is None:
         # torch folds the batch into one mm when the matrix requires grad (its gradient is then
@@ -789,6 +818,31 @@ def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
     if out is not None:
         return _write(result, out, "dot" if da == db == 1 else "mv" if db == 1 else "gemm")
     return result
+
+
+# NOTE [ Folds NumPy calls contiguous ]
+# folds_into_mm takes an array NumPy flags C-contiguous as one that folds, but NumPy's flag
+# ignores the strides of size-1 dims where torch's test reads them: (2, 4, 1).mT (strides
+# (4, 1, 1)) folds here, while torch runs a bmm. The result is the same; the errors are not (mm's
+# or mv's shapes and dtypes against bmm's). So where a fold's checks fail, torch_folds asks
+# torch's own question, and a batch torch would not fold raises (or returns) as the bmm path
+# does: the common path pays nothing.
+
+
+def torch_folds(a: Tensor, b: Tensor) -> bool:
+    """folds_into_mm with torch's test of the strides alone (each batch dim's stride, size-1
+    dims' included, the next one's times its size): see NOTE [ Folds NumPy calls contiguous ]."""
+    x = a._data
+    if b._requires_grad or x.size == 0:
+        return True
+    st, sh = x.strides, x.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
+
+
+def _unfolded(input: Tensor, other: Tensor, out, product: str) -> Tensor:
+    """matmul of a batch torch does not fold (NOTE [ Folds NumPy calls contiguous ]): bmm."""
+    result = _batched_matmul(input, other, out)
+    return result if out is None else _write(result, out, product)
 
 
 def _check_matmul_out(input: Tensor, other: Tensor, out) -> None:
@@ -924,6 +978,8 @@ def mv(input=REQUIRED, vec=REQUIRED, *extra, out=None):
     _require_tensor(input, "mv", "input", 1)
     _require_tensor(vec, "mv", "vec", 2)
     if input.ndim != 2 or vec.ndim != 1:
+        if not input.ndim:  # torch sizes its result by input.size(0) first
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     _check_mv(input._data.shape, vec, input, _out_tensor(out))
     return _write(Mv.apply(input, vec), out, "mv")
@@ -1032,12 +1088,6 @@ outer = _outer_named("outer")
 ger = _outer_named("ger")
 
 
-def _no_bool_product(a, b, kernel):
-    # torch's matrix-product kernels have no bool variant (NumPy's would be a logical or-and)
-    if a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-
-
 def inner(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Sum-product over the last dims (a scalar times a tensor for 0-d). Mirrors torch.inner."""
     if extra or input is REQUIRED or other is REQUIRED:
@@ -1048,14 +1098,13 @@ def inner(input=REQUIRED, other=REQUIRED, *extra, out=None):
         return _write(input * other, out)
     if _autocast.state.any_enabled:  # torch's inner is a tensordot (a mul for 0-d, above)
         return _autocast.call(inner, _autocast.LOWER_SAME, (input, other), {"out": out})
-    _no_bool_product(input, other, "dot")
     sa, sb = input._data.shape, other._data.shape
     if sa[-1] != sb[-1]:
         raise RuntimeError(
             f"inner() the last dimension must match on both input tensors but got shapes "
             f"{list(sa)} and {list(sb)}"
         )
-    # tensordot's out= (its dtype check and message)
+    # tensordot's out= (its dtype check and message), and its bool refusal
     return tensordot(input, other, dims=([-1], [-1]), out=out)
 
 
@@ -1219,7 +1268,13 @@ def addmm(input, mat1, mat2, *args, beta=1, alpha=1, out=None):
     args = (input, mat1, mat2)
     r = _in_float32(addmm, args, beta, alpha, None)
     if r is None:
-        r = _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
+        product = mm(mat1, mat2)
+        if mat1._data.shape[1]:
+            r = _scaled_sum(input, product, beta, alpha, "addmm")
+        else:  # See NOTE [ Products over no elements ]
+            if beta != 0 and product._data.size:
+                _check_scale(input, product._data.shape, product.dtype, beta)
+            r = _scaled_sum(input, product, beta, 1, "addmm")
     attrs = _addmm_attrs(*args, beta, alpha) if r._requires_grad else None
     r = as_node(r, "AddmmBackward0", args, attrs=attrs)
     return _write(r, out, "gemm")
@@ -1303,11 +1358,51 @@ def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
             f"{_short(mat.dtype)}, and {_short(vec.dtype)}"
         )
     args = (input, mat, vec)
-    r = _in_float32(addmv, args, beta, alpha, None)
-    if r is None:
-        r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
+    if not mat._data.size:  # See NOTE [ Products over no elements ]
+        r = _addmv_empty(input, mat, beta)
+    else:
+        r = _in_float32(addmv, args, beta, alpha, None)
+        if r is None:
+            r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
     attrs = _operand_attrs(("mat", "vec"), mat, vec, beta, alpha) if r._requires_grad else None
     return _write(as_node(r, "AddmvBackward0", args, attrs=attrs), out, "gemm")
+
+
+# NOTE [ Products over no elements ]
+# torch's add*mm kernels return before their product where it sums no elements: an empty
+# result as it is, else beta * input, made by copying input into the result (of the product's
+# dtype: batch2's for baddbmm) and scaling it in place, result.mul_(beta), or zeros for a beta
+# of 0. alpha is not read, and the kernel's dtype dispatch (no bool product) and baddbmm's
+# check of the two batches' dtypes are never reached; the in-place mul_ refuses a beta of a
+# higher kind than the result (a float for an integer result, an int for a bool one; addbmm
+# scales by 1 after its first batch). addmv scales input itself (mul_out, beta as input's
+# dtype), so its result takes input's shape, and refuses nothing.
+
+
+def _check_scale(input, shape, dt, beta) -> None:
+    """torch's refusals, in its order, of an add*mm whose product (of `shape` and dtype dt)
+    sums no elements and whose beta is not 0: input that does not broadcast to the result, then
+    a beta the result's in-place mul_ refuses. See NOTE [ Products over no elements ]."""
+    si = input._data.shape
+    if si != shape and not _expands_to(si, shape):
+        input.expand(shape)  # torch's broadcast error, naming both shapes
+    if not dt.is_floating_point:
+        input.new_zeros((), dtype=dt).mul_(beta)  # (refuses as torch's result.mul_(beta))
+
+
+def _addmv_empty(input, mat, beta):
+    """addmv of an empty matrix: see NOTE [ Products over no elements ]. beta * input, of
+    input's shape, with beta in input's dtype; zeros of the product's shape for beta 0."""
+    if beta == 0:
+        return _scaled_sum(input, input.new_zeros(mat._data.shape[:1]), 0, 1, "addmv")
+    if input.dtype is _dtype.bool:
+        beta = bool(beta)  # (an int beta would promote a bool input)
+    m, shape = mat._data.shape[0], input._data.shape
+    if m and shape != (m,):  # torch's mul_out resizes its (m,) result: its warning
+        from minitorch._ops.inplace import warn_resized
+
+        warn_resized(input.new_empty((m,)), shape)
+    return _scaled_sum(input, input.new_zeros(shape), beta, 1, "addmv")
 
 
 def _check_addmv_shapes(si, sm, sv):
@@ -1334,19 +1429,25 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
     _require_tensors("baddbmm", _BMM_NAMES, (input, batch1, batch2))
     check_baddbmm_input(input, batch1, batch2)
-    if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
-        if input.dtype is batch1.dtype:  # torch's bmm check speaks first
-            _check_bmm_dtype(batch1, batch2, baddbmm=True)
-        raise RuntimeError(
-            f"Input dtypes must be the same, got: input {_ctype(input.dtype)}, batch1: "
-            f"{_ctype(batch1.dtype)}, batch2: {_ctype(batch2.dtype)}"
-        )
+    bs, m, k, n = _check_baddbmm_batches(input, batch1, batch2)
     args = (input, batch1, batch2)
-    if batch1.dtype is _dtype.bool:
-        _not_for_bool(batch1, batch2, "baddbmm")
-    r = _in_float32(baddbmm, args, beta, alpha, None)
-    if r is None:
-        r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+    dt = batch2.dtype
+    if bs * m * n and k:
+        if batch1.dtype is not dt:
+            if batch1.dtype is _dtype.bool and not _bmm_by_gemm(batch1, batch2):
+                # (torch's naive kernel's dispatch on batch1's dtype speaks first)
+                raise NotImplementedError("\"baddbmm\" not implemented for 'Bool'")
+            _check_bmm_dtype(batch1, batch2, baddbmm=True)
+        if dt is _dtype.bool:
+            raise _bool_bmm_error(batch1, batch2, "baddbmm")
+        r = _in_float32(baddbmm, args, beta, alpha, None)
+        if r is None:
+            r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+    else:  # See NOTE [ Products over no elements ]: the result is of batch2's dtype
+        product = bmm(batch1, batch2)
+        if bs * m * n and beta != 0:
+            _check_scale(input, product._data.shape, dt, beta)
+        r = _scaled_sum(cast(input, dt), product, beta, 1, "baddbmm")
     attrs = None
     if r._requires_grad:
         attrs = _operand_attrs(("batch1", "batch2"), batch1, batch2, beta, alpha)
@@ -1360,6 +1461,27 @@ def check_baddbmm_input(input, batch1, batch2):
     s1, s2 = batch1._data.shape, batch2._data.shape
     if len(s1) < 2 or len(s2) < 3 or input._data.shape != (s1[0], s1[1], s2[2]):
         input.expand((batch1.size(0), batch1.size(1), batch2.size(2)))
+
+
+def _check_baddbmm_batches(input, batch1, batch2) -> tuple:
+    """baddbmm's checks after input's broadcast, in torch's order: input's dtype against
+    batch1's, the ranks, the sizes (bmm's words). The sizes (batch, m, k, n)."""
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_ctype(input.dtype)}, batch1: "
+            f"{_ctype(batch1.dtype)}, batch2: {_ctype(batch2.dtype)}"
+        )
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    if len(s1) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(s2) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if s2[0] != s1[0] or s2[1] != s1[2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, {s1[2]}] "
+            f"but got: [{s2[0]}, {s2[1]}]."
+        )
+    return s1[0], s1[1], s1[2], s2[2]
 
 
 def _not_for_bool(batch1, batch2, op):
@@ -1387,14 +1509,18 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     dt = batch2.dtype
     if dt is _dtype.bool:
         _not_for_bool(batch1, batch2, "addmm_impl_cpu_")
+    _check_addbmm_scale(input, batch1, batch2, beta)
+    s1 = batch1._data.shape
+    # See NOTE [ Products over no elements ] (other ranks: bmm's errors below)
+    scale = alpha if len(s1) != 3 or (s1[0] and s1[2]) else 1
     if dt in _dtype.HALF_FLOATS:
-        r = _addbmm_half(input, batch1, batch2, beta, alpha)
+        r = _addbmm_half(input, batch1, batch2, beta, scale)
     else:
         from minitorch._ops.reduction import sum as _sum
 
         # (an integer batch sums in its own dtype, wrapping as torch's accumulation does)
         product = _sum(bmm(batch1, batch2), 0, dtype=None if dt.is_floating_point else dt)
-        r = _scaled_sum(input, product, beta, alpha, "addbmm")
+        r = _scaled_sum(input, product, beta, scale, "addbmm")
     attrs = None
     if r._requires_grad:
         attrs = _operand_attrs(("batch1", "batch2"), batch1, batch2, beta, alpha)
@@ -1408,7 +1534,11 @@ def _check_addbmm_shapes(input, batch1, batch2):
     inner sizes (its own message, not bmm's)."""
     s1, s2 = batch1._data.shape, batch2._data.shape
     if len(s1) != 3 or len(s2) != 3:
-        return  # bmm's checks
+        # torch sizes input's broadcast first (an IndexError for too few dims), then bmm's checks
+        shape = (batch1.size(1), batch2.size(2))
+        if input._data.shape != shape:
+            input.expand(shape)
+        return
     if input._data.shape != (s1[1], s2[2]):
         input.expand((s1[1], s2[2]))  # torch's broadcast error, naming both shapes
     if s1[0] != s2[0]:
@@ -1419,6 +1549,23 @@ def _check_addbmm_shapes(input, batch1, batch2):
         raise RuntimeError(
             f"Incompatible matrix sizes for bmm ({s1[1]}x{s1[2]} and {s2[1]}x{s2[2]})"
         )
+
+
+def _check_addbmm_scale(input, batch1, batch2, beta) -> None:
+    """addbmm's refusals of a product over no elements (NOTE [ Products over no elements ]):
+    torch scales its result by beta where there is no batch, else by beta in the first batch's
+    addmm and by 1 in each later one where the inner size is 0 (of a result not empty)."""
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    dt = batch2.dtype
+    if dt.is_floating_point or len(s1) != 3 or len(s2) != 3:
+        return  # (other ranks: bmm's errors)
+    (b, m, k), n = s1, s2[2]
+    if b and (k or not m * n):
+        return
+    if beta != 0:
+        input.new_zeros((), dtype=dt).mul_(beta)
+    if b > 1:
+        input.new_zeros((), dtype=dt).mul_(1)
 
 
 def _addbmm_half(input, batch1, batch2, beta, alpha):
@@ -1599,7 +1746,8 @@ def tensordot(a, b, dims=2, out=None):
     if len(da) > 1:
         _tensordot_no_repeat(da)
         _tensordot_no_repeat(db)
-    _no_bool_product(a, b, "addmm_impl_cpu_")
+    if a._data.dtype.kind == "b":  # (b's too: one dtype)
+        _tensordot_no_bool(sa, sb, da, db, shared)
     la = list(_LETTERS[:na])
     lb = list(_LETTERS[na : na + nb])
     for i, j, same in zip(da, db, shared, strict=True):
@@ -1618,6 +1766,20 @@ def tensordot(a, b, dims=2, out=None):
             f"an output tensor with dtype {_short(out.dtype)}"
         )
     return _write(result, out)
+
+
+def _tensordot_no_bool(sa, sb, da, db, shared) -> None:
+    """torch's refusal of a bool tensordot, which runs one matrix product (a's kept dims by the
+    contracted ones, times those by b's kept dims): dot where both sides keep one element,
+    else mm, which returns an empty product or one over no elements (zeros) before its dtype
+    dispatch. A size-1 dim paired with a longer one is summed away first (shared: False)."""
+    m = _prod([s for i, s in enumerate(sa) if i not in da])
+    n = _prod([s for j, s in enumerate(sb) if j not in db])
+    if m == 1 and n == 1:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+    k = _prod([sa[i] for i, same in zip(da, shared, strict=True) if same])
+    if m * n * k:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
 def _tensordot_dims(d, name, pos) -> list:

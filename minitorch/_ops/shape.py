@@ -532,15 +532,16 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     d = _wrap_dim(dim, len(shape), "unflatten", "dim", 2)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    if not shape:  # (wrap_dim lets a 0-d tensor take dim 0 or -1)
+    if not shape:  # (wrap_dim lets a 0-d tensor take dim 0 or -1; torch names it wrapped: 0)
         raise RuntimeError(
-            f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
+            f"unflatten got an unexpected error:\nDimension specified as {d} but tensor has no "
             "dimensions"
         )
     try:
         sizes = _infer_shape(sizes, shape[d], "unflatten")
     except RuntimeError as e:
-        if str(e).startswith(("only one", "cannot reshape")):  # torch wraps infer_size's errors
+        # torch wraps infer_size's errors, all but the one of sizes that do not multiply up
+        if str(e).startswith(("only one", "cannot reshape", "invalid shape")):
             raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
@@ -858,20 +859,34 @@ def permute(input: Tensor, dims) -> Tensor:
     for d in dims:
         if d.__class__ is not int or not 0 <= d < n:  # (else _wrap_dim leaves each as it is)
             given = dims
-            try:
-                dims = tuple(_wrap_dim(d, n) for d in dims)
-            except TypeError:  # an int-like tensor, or torch's wording for what is not int-like
-                dims = tuple(_wrap_dim(d, n) for d in int_list(dims, "permute", "dims", 2))
+            dims = _wrapped_dims(dims, n)
             break
     else:  # (the dims as given)
         if len(set(dims)) != n:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         return _permuted(input, dims)
-    if len(set(dims)) != n:
-        raise RuntimeError("permute(): duplicate dims are not allowed.")
     out = _permuted(input, dims)
     keep_given(out, given)  # for grad_fn._saved_dims
     return out
+
+
+def _wrapped_dims(dims: tuple, n: int) -> tuple:
+    """permute's dims (n of them) read as ints (the parser's types first), then wrapped and
+    checked for repeats one at a time, as torch does: permute(2, 2, -5) of a 4-d tensor is the
+    repeat's error, not the range's."""
+    try:
+        ints = [d if d.__class__ is int else index(d, None, "dim") for d in dims]
+    except TypeError:  # an int-like tensor, or torch's wording for what is not int-like
+        ints = int_list(dims, "permute", "dims", 2)
+    seen = [False] * n
+    out = []
+    for d in ints:
+        d = _wrap_dim(d, n)
+        if seen[d]:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        seen[d] = True
+        out.append(d)
+    return tuple(out)
 
 
 def _wrap_first(dim, other, n: int, op: str, names: tuple) -> int:
@@ -1193,9 +1208,10 @@ def expand(input: Tensor, sizes) -> Tensor:
     """Broadcasts to `sizes` (-1 keeps a dim) without copying. Mirrors torch.Tensor.expand.
 
     Differences from torch: on the CPU the result is a read-only NumPy view, so writing into it
-    raises (torch raises too, with another message). A size below -1 for a size-1 dim raises
-    torch's numel overflow error even beside a zero size (where torch makes a tensor with a
-    negative size).
+    raises (torch raises too, with another message). A negative size for a size-1 or new dim
+    raises torch's numel overflow error even beside a zero size, where torch 2.13 returns a
+    tensor of no elements with a negative size (x.expand(0, -2): size (0, -2), whose .numpy()
+    raises NumPy's ValueError), which a NumPy array cannot be.
     """
     x = input._data
     sizes = tuple(sizes)
@@ -1226,7 +1242,7 @@ def expand(input: Tensor, sizes) -> Tensor:
     for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as torch (whose error it names)
         s = sizes[i]
         if i < lead:
-            if s == -1:
+            if s == -1 and x.ndim:  # (a 0-d tensor's new dims take -1 as any negative size)
                 raise RuntimeError(
                     f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                     f"non-existing dimension {i}"

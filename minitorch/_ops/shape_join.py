@@ -700,13 +700,19 @@ def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
             continue
         if ref is None:
             ref = shape
-            d = _wrap_dim(dim, n, "cat", "dim", 2)
+            try:
+                d = _wrap_dim(dim, n, "cat", "dim", 2)
+            except IndexError:  # torch refuses a 0-d tensor anywhere in the list first
+                _no_zero_dim(tensors, i + 1)
+                raise
             continue
         if n != len(ref):
+            _no_zero_dim(tensors, i + 1)  # (torch checks every tensor for 0-d first)
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {len(ref)} and {n}"
             )
         if shape[:d] != ref[:d] or shape[d + 1 :] != ref[d + 1 :]:
+            _no_zero_dim(tensors, i + 1)
             _cat_size_error(ref, shape, d, i)
     if ref is None:  # all legacy empty (0,) tensors: torch accepts any dim
         d = 0
@@ -716,6 +722,13 @@ def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     if dim != d:  # a negative dim: kept as given, for grad_fn._saved_dim
         keep_given(result, dim)
     return _out(result, out, "cat")
+
+
+def _no_zero_dim(tensors, start: int) -> None:
+    """cat's error for the first 0-d tensor from position `start` on."""
+    for i in range(start, len(tensors)):
+        if not tensors[i]._data.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
 
 
 def _cat_size_error(ref, shape, d, i):
@@ -835,13 +848,13 @@ def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0]._data.shape
+    d = _wrap_dim(dim, len(shape) + 1, "stack", "dim", 2)  # (torch wraps before the sizes)
     for i, t in enumerate(tensors[1:], 1):
         if t._data.shape != shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                 f"{list(t._data.shape)} at entry {i}"
             )
-    d = _wrap_dim(dim, len(shape) + 1, "stack", "dim", 2)
     if out is None:
         result = Stack.apply(*_promoted(tensors), dim=d)
         if dim != d:  # a negative dim: kept as given, for grad_fn._saved_dim

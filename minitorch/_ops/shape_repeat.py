@@ -49,6 +49,7 @@ class Repeat(Function):
         split = []
         for r, s in zip(repeats, shape, strict=True):
             split += [r, s]
+        # (a negative repeat of a size-0 dim raises here, as in torch's backward)
         g = grad.reshape(split).sum(dim=tuple(range(0, 2 * len(repeats), 2)))
         return g.reshape(ctx.in_shape)
 
@@ -62,13 +63,14 @@ def repeat(input: Tensor, repeats) -> Tensor:
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
             "tensor"
         )
-    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
     if any(r < 0 for r in repeats):
-        raise RuntimeError(
-            f"Trying to create tensor with negative dimension "
-            f"{min(r * s for r, s in zip(repeats, padded, strict=True))}: "
-            f"{[r * s for r, s in zip(repeats, padded, strict=True)]}"
-        )
+        # torch makes the result's sizes (r * s) first: only a negative one is refused (the
+        # first, by name), so a negative repeat of a size-0 dim leaves that dim empty
+        padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+        sizes = [r * s for r, s in zip(repeats, padded, strict=True)]
+        for n in sizes:
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {sizes}")
     return Repeat.apply(input, repeats=repeats)
 
 
