@@ -13,6 +13,7 @@ import numpy as np
 
 from minitorch import _dtype, _memory_format, _settings
 from minitorch._arg_errors import (
+    NOT_GIVEN,
     REQUIRED,
     arity_error,
     missing_positional,
@@ -77,7 +78,10 @@ def _typename(x) -> str:
         return "torch.dtype"
     if cls is Device:
         return "torch.device"
-    return f"{cls.__module__}.{cls.__qualname__}"
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if name.startswith("minitorch."):  # (torch.Size, torch.layout, torch._C.Generator, ...)
+        return "torch" + name[9:]
+    return name
 
 
 def _as_int(x):
@@ -187,6 +191,8 @@ def _shape_seq(seq, op: str, pos) -> tuple:
     shape = []
     for i, s in enumerate(seq):
         n = s if s.__class__ is int else _size_int(s)
+        if n is not None and not _INT64_MIN <= n < _INT64_END:
+            raise unpack_overflow(op, i)
         if n is None and i > 0 and s.__class__ is bool:
             n = int(s)  # torch's parser checks the first element strictly, reads later bools
         if n is None:
@@ -212,6 +218,31 @@ def _shape_seq(seq, op: str, pos) -> tuple:
     return tuple(shape)
 
 
+def unpack_overflow(op: str, i: int) -> TypeError:
+    """torch's parser error for element i of a size beyond int64 (its text continues with the
+    C++ stack trace, left out here, before the closing quote)."""
+    return TypeError(
+        f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+        '"Overflow when unpacking long long\n"'
+    )
+
+
+def shape_error(shape, itemsize: int, op: str | None = None, error=None) -> Exception:
+    """torch's error for a new tensor of `shape` that NumPy could not make (`error`, its
+    ValueError or MemoryError): a dimension beyond int64 is the parser's unpacking error, a
+    byte size from 2**63 on the storage size check's, a MemoryError the allocator's; another
+    ValueError is `error` itself. Error paths only."""
+    for i, n in enumerate(shape):
+        if not _INT64_MIN <= n < _INT64_END:
+            return unpack_overflow(op or _called(), i)
+    nbytes = math.prod(shape) * itemsize
+    if nbytes >= _INT64_END:
+        return RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    if error is None or isinstance(error, MemoryError):
+        return _alloc_error(nbytes)
+    return error
+
+
 def _size_kwarg(kwargs: dict, op: str):
     """The size= keyword of a factory taking *size (the only extra keyword allowed); kwargs is
     left as it is (rand's error path reads it)."""
@@ -220,7 +251,10 @@ def _size_kwarg(kwargs: dict, op: str):
     for name in kwargs:
         if name != "size":
             raise unexpected_keyword(op, name)
-    return kwargs.get("size")
+    size = kwargs["size"]
+    if size is None:  # (given: no size is missing, this one is of the wrong type)
+        raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not NoneType")
+    return size
 
 
 def check_layout(layout, op: str, dtype=None) -> None:
@@ -308,7 +342,10 @@ def _check_int_range(src: np.ndarray, dt, name: str | None = None) -> None:
     info = np.iinfo(dt.np)
     if src.dtype.kind == "f":
         lo, hi = float(src.min()), float(src.max())
-        bad = not (math.isfinite(lo) and math.isfinite(hi)) or lo < info.min or hi > info.max
+        # c10 compares in double: int64's maximum reads as 2.0**63, so 2.0**63 passes (and
+        # converts to -2**63, as a C cast does)
+        bad = not (math.isfinite(lo) and math.isfinite(hi))
+        bad = bad or lo < float(info.min) or hi > float(info.max)
     elif src.dtype.kind in "iu":
         lo, hi = int(src.min()), int(src.max())
         if info.min == 0:
@@ -332,6 +369,9 @@ def _check_int_range(src: np.ndarray, dt, name: str | None = None) -> None:
 # the dtype promotes over all elements, a Python bool/int/float counting as bool/int64/the default
 # float, a NumPy scalar or array and a Tensor as their own dtypes; an empty sequence is the default
 # float dtype.
+
+_INT64_MIN = -(1 << 63)
+_INT64_END = 1 << 63
 
 _PLAIN = frozenset({int, float, bool})
 _PLAIN_DTYPE = {bool: "bool", int: "int64"}
@@ -416,6 +456,17 @@ class _Scan:
             self.bad_leaf = arr
         self.dtypes.append(arr.dtype if isinstance(arr, Tensor) else _dtype.from_numpy(arr.dtype))
 
+    def source_kind(self) -> str:
+        """The kind NumPy builds the given-dtype data in before converting: 'f' when any leaf
+        is floating, 'b' when all are bool, else 'i' (no promotion, so no uint64 error: torch
+        infers nothing when a dtype is given)."""
+        kinds = {d._kind for d in self.dtypes}
+        if float in self.types or 2 in kinds:
+            return "f"
+        if kinds <= {0} and self.types <= {bool}:
+            return "b"
+        return "i"
+
     def dtype(self):
         dts = list(self.dtypes)
         for cls in self.types:
@@ -441,7 +492,7 @@ def _sizes(data) -> list:
             shape.extend(x.shape)
             return shape
         if isinstance(x, str) and shape:  # torch measures a string as one more dim
-            raise ValueError(f"too many dimensions '{type(x).__name__}'")
+            raise ValueError("too many dimensions 'str'")  # (np.str_ too)
         if not _is_seq(x):
             return shape
         n = len(x)
@@ -612,8 +663,8 @@ def _host_from_data(data, dt):
     fast = _fast_plain(data, dt)
     if fast is not None:
         return fast
-    if isinstance(data, (str, bytes)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, (str, bytes)):  # (np.str_ too: torch names it numpy.str_)
+        raise TypeError(f"new(): invalid data type '{_tp_name(data)}'")
     shape = _sizes(data)
     scan = _Scan(infer=dt is None)
     if shape:
@@ -643,46 +694,34 @@ def _host_from_data(data, dt):
                 whole = _Scan()
                 for i in _builtin_range(len(data)):
                     whole.leaf(data[i])
+            else:  # torch stores each element as it walks: an element before the bad one fails
+                _convert_before_error(data, shape, dt)
             raise
     else:
         scan.leaf(data)
-    inferred = scan.dtype()
     if dt is None:
-        dt = inferred
+        dt = scan.dtype()
     if scan.bad_leaf is not None:
         raise _bad_leaf_error(scan.bad_leaf, dt)
-    kind = dt._kind if dt._kind <= 1 else None
-    if scan.special:
-        data = _plain(data, len(shape), kind)
     if dt is _dtype.uint64:  # torch reads each number as a C unsigned long long
-        return _uint64_leaves(data, scan), dt
-    # Build in the widest type of the data's kind, then convert with torch's range checks.
-    if scan.converted:
-        inferred = dt  # the elements converted to Python numbers of dt's kind
-    if inferred.is_floating_point or any(t is float for t in scan.types):
-        src_dt = np.float64
-    elif inferred is _dtype.bool:
-        src_dt = np.bool_
-    else:
-        src_dt = np.int64
+        return _uint64_leaves(data, len(shape), scan), dt
+    if dt._kind == 1:
+        return _int_array(data, shape, scan, dt), dt
+    if scan.special:
+        data = _plain(data, len(shape), 0 if dt is _dtype.bool else None)
+    # Build in the widest type of the data's kind, then convert.
+    src_kind = ("b" if dt is _dtype.bool else "f") if scan.converted else scan.source_kind()
+    src_dt = np.float64 if src_kind == "f" else np.bool_ if src_kind == "b" else np.int64
     try:
         src = np.array(data, dtype=src_dt)
     except OverflowError:
         # an int beyond int64 (a factorial): torch converts it to a floating or bool dtype
         if dt.is_floating_point:
             src = np.array(data, dtype=np.float64)
-        elif dt is _dtype.bool:
-            src = np.array(data, dtype=object) != 0
-        else:
-            raise ValueError("Overflow when unpacking long long") from None
+        else:  # (an array even for 0-d data: the comparison of a 0-d array is a NumPy scalar)
+            src = np.asarray(np.array(data, dtype=object) != 0, dtype=np.bool_)
     if src.shape != tuple(shape):  # pragma: no cover - the walk above checked the shape
         raise ValueError(f"tensor(): inconsistent nested data of shape {src.shape}")
-    try:
-        _check_int_range(src, dt, dt.name)
-    except RuntimeError:
-        if src.dtype.kind != "f" or not any(t is int for t in scan.types):
-            raise
-        src = _int_leaves(data, dt).reshape(src.shape)  # ints and floats mixed
     npdt = _dtype.numpy_dtype(dt)
     if src.dtype == npdt:
         return src, dt
@@ -693,55 +732,146 @@ def _host_from_data(data, dt):
         return src.astype(npdt), dt
 
 
-def _uint64_leaves(data, scan) -> np.ndarray:
-    """Nested Python ints (or bools) as a uint64 array, as torch reads them for uint64: no wrap
-    below 0, no float ("an integer is required"), CPython's OverflowError outside [0, 2**64)."""
-    if float in scan.types:
-        raise TypeError("an integer is required")
+_EXACT_IN_DOUBLE = float(2**53)
+
+
+def _int_array(data, shape: list, scan: _Scan, dt) -> np.ndarray:
+    """Nested data (not all plain floats and ints of one dtype, _fast_plain's) into integer dtype
+    dt, but uint64: built at once in int64 or float64 and range-checked; where that fails, or
+    float64 would round an int (ints and floats mixed), converted leaf by leaf (_int_leaves),
+    which gives torch's values and the first bad element's error."""
+    floats = False
     try:
-        return np.array(data, dtype=np.uint64)
-    except OverflowError:
-        values = np.array(data, dtype=object).ravel()
-        bad = next(int(v) for v in values if not 0 <= v < _dtype.SCALAR_INT_END)
-        raise _dtype.scalar_int_overflow(bad) from None
+        plain = _plain(data, len(shape), 1) if scan.special else data
+        floats = scan.source_kind() == "f"
+        src = np.array(plain, dtype=np.float64 if floats else np.int64)
+        _check_int_range(src, dt, dt.name)
+    except (TypeError, ValueError, OverflowError, RuntimeError):
+        src = None  # (_int_leaves raises the error of the first bad element)
+    if src is None or (
+        floats
+        and (scan.special or int in scan.types)
+        and src.size
+        and float(np.abs(src).max()) >= _EXACT_IN_DOUBLE
+    ):
+        src = _int_leaves(data, len(shape), dt).reshape(shape)
+    npdt = dt.np
+    if src.dtype == npdt:
+        return src
+    with np.errstate(over="ignore", invalid="ignore"):
+        return src.astype(npdt)
 
 
-def _int_leaves(data, dt) -> np.ndarray:
-    """The leaves of nested data (Python numbers) converted one by one, in order, as torch
-    converts them into integer dtype dt: an int is unpacked as a C long long (ValueError beyond
-    it) and may wrap into an unsigned dtype down to -max (-3 into uint8 is 253), a float is
-    truncated and must lie within the dtype's range. As int64, flat."""
+def _uint64_leaves(data, depth: int, scan: _Scan) -> np.ndarray:
+    """Nested data as a uint64 array, as torch reads it for uint64: each number a C unsigned
+    long long, so only Python ints and bools pass ("an integer is required" for a float, a
+    NumPy scalar, a tensor or an array), no wrap below 0 and CPython's OverflowError outside
+    [0, 2**64), the first bad element's error."""
+    if not scan.special and float not in scan.types:
+        try:
+            return np.array(data, dtype=np.uint64)
+        except OverflowError:
+            pass
+    for x in _nested_leaves(data, depth, False):
+        _check_uint64_leaf(x)
+    return np.array(data, dtype=np.uint64)  # pragma: no cover - a leaf above raised
+
+
+def _check_uint64_leaf(x) -> None:
+    """torch's error for one element of data that uint64 cannot take (see _uint64_leaves)."""
+    if not isinstance(x, int):
+        raise TypeError("an integer is required")
+    if not 0 <= x < _dtype.SCALAR_INT_END:
+        raise _dtype.scalar_int_overflow(x)
+
+
+def _int_leaves(data, depth: int, dt) -> np.ndarray:
+    """The leaves of nested data converted one by one, in order, as torch converts them into
+    integer dtype dt: a leaf is read as _plain reads it; an int is unpacked as a C long long
+    (ValueError beyond it) and may wrap into an unsigned dtype down to -max (-3 into uint8 is
+    253), a float must lie within the dtype's range compared in double (2.0**63 passes int64's
+    and, cast as C casts it, is -2**63) and is truncated. As int64, flat."""
     info = np.iinfo(dt.np)
     lowest = -int(info.max) if info.min == 0 else int(info.min)
+    bottom, top = float(info.min), float(info.max)
     out = []
-    for x in _leaves(data):
-        if isinstance(x, np.generic):
-            x = x.item()
-        if isinstance(x, int):
-            if not -(2**63) <= x < 2**63:
-                raise ValueError("Overflow when unpacking long long")
-            ok = lowest <= x <= int(info.max)
+    for x in _nested_leaves(data, depth, True):
+        v = _plain(x, 0, 1)
+        if isinstance(v, float):
+            ok = bottom <= v <= top  # (NaN fails)
+            if ok:
+                v = int(v)
+                if v == _INT64_END:
+                    v = _INT64_MIN
         else:
-            ok = math.isfinite(x) and info.min <= x <= info.max
+            v = int(v)
+            if not _INT64_MIN <= v < _INT64_END:
+                raise ValueError("Overflow when unpacking long long")
+            ok = lowest <= v <= info.max
         if not ok:
             raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
-        out.append(int(x))
+        out.append(v)
     return np.array(out, dtype=np.int64)
 
 
-def _leaves(data):
-    """The leaves of nested lists and tuples, in order (module level: a nested function calling
-    itself holds itself in a reference cycle, function <-> cell)."""
-    if isinstance(data, (list, tuple)):
-        for v in data:
-            yield from _leaves(v)
-    else:
+def _convert_before_error(data, shape: list, dt) -> None:
+    """The error of the first element of nested data (lists and tuples of numbers) that dt
+    cannot take, where one comes before the walk's own error (a sequence of the wrong length):
+    torch converts each element as it reaches it, so [[1e40, 1], []] into int8 is an overflow.
+    Returns where none does (the caller raises the walk's error). Error paths only."""
+    kind = dt._kind if dt._kind <= 1 else None
+    try:
+        for x in _walk_order(data, 0, shape):
+            if dt is _dtype.uint64:
+                _check_uint64_leaf(x)
+            elif dt._kind == 1:
+                _int_leaves(x, 0, dt)
+            else:
+                _plain(x, 0, kind)
+    except _WalkEnd:
+        pass
+
+
+class _WalkEnd(Exception):
+    """Where _walk_order stops: the walk's own error comes here."""
+
+
+def _walk_order(seq, dim: int, shape: list):
+    """The leaves of nested lists and tuples in the order torch's walk reaches them, up to the
+    first sequence of the wrong length or anything else _walk refuses (then _WalkEnd)."""
+    if seq.__class__ is not list and seq.__class__ is not tuple or len(seq) != shape[dim]:
+        raise _WalkEnd
+    if dim == len(shape) - 1:
+        yield from seq
+        return
+    for item in seq:
+        yield from _walk_order(item, dim + 1, shape)
+
+
+def _nested_leaves(data, depth: int, blocks: bool):
+    """The leaves of nested data `depth` levels deep, in order; an array or tensor standing for
+    a sub-sequence gives its elements as Python numbers (blocks=True) or is itself a leaf.
+    (Module level: a nested function calling itself holds itself in a reference cycle.)"""
+    if depth == 0:
         yield data
+    elif isinstance(data, (np.ndarray, Tensor)):
+        if blocks:
+            yield from _nested_leaves(data.tolist(), depth, True)
+        else:
+            yield data
+    else:
+        for v in data:
+            yield from _nested_leaves(v, depth - 1, blocks)
 
 
 def _check_ndarray(a: np.ndarray):
     """The dtype of a NumPy array a tensor can wrap; torch's errors otherwise."""
-    dt = _dtype.from_numpy(a.dtype)  # TypeError (unsupported) / ValueError (byte order)
+    try:
+        dt = _dtype.from_numpy(a.dtype)  # TypeError (unsupported) / ValueError (byte order)
+    except ValueError:
+        if any(s < 0 for s in a.strides):  # (torch reports a negative stride first)
+            raise ValueError(_NEGATIVE_STRIDES_TEXT) from None
+        raise
     itemsize = a.itemsize
     for s in a.strides:
         if s < 0 or s % itemsize:
@@ -749,17 +879,20 @@ def _check_ndarray(a: np.ndarray):
     else:
         return dt  # (the common case: the checks below, in one pass)
     if any(s < 0 for s in a.strides):
-        raise ValueError(
-            "At least one stride in the given numpy array is negative, and tensors with negative "
-            "strides are not currently supported. (You can probably work around this by making a "
-            "copy of your array  with array.copy().) "
-        )
+        raise ValueError(_NEGATIVE_STRIDES_TEXT)
     if any(s % a.itemsize for s in a.strides):  # a field of a structured (record) array
         raise ValueError(
             "given numpy array strides not a multiple of the element byte size. Copy the numpy "
             "array to reallocate the memory."
         )
     return dt
+
+
+_NEGATIVE_STRIDES_TEXT = (
+    "At least one stride in the given numpy array is negative, and tensors with negative "
+    "strides are not currently supported. (You can probably work around this by making a "
+    "copy of your array  with array.copy().) "
+)
 
 
 def _numpy_copy_order(a: np.ndarray) -> str:
@@ -855,6 +988,8 @@ def tensor(
             arr = np.array(data, dtype=npdt, order=order, copy=True)
     elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
         src_dt = _dtype.from_numpy(data.dtype)
+        if (src_dt if dt is None else dt) is _dtype.uint64:  # See _uint64_leaves
+            raise TypeError("an integer is required")
         if dt is not None and dt._kind <= 1:
             _check_integral_leaf(data, dt._kind)
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
@@ -870,6 +1005,16 @@ def tensor(
     if not arr.size:  # tensor([[], []]): See _contiguous_empty
         arr = _contiguous_empty(arr, dev)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _refuse_positional_options() -> None:
+    """as_tensor's dtype or device of the wrong type given by position: torch takes them by
+    keyword only, so its parser reports the count (see as_tensor). Error paths only."""
+    from minitorch._call_site import call_arguments
+
+    call = call_arguments("as_tensor")
+    if call is not None and call[0] > 1:
+        raise too_many_positional("as_tensor", call[0], 1)
 
 
 def _refuse_missing(data, dt) -> None:
@@ -890,6 +1035,8 @@ def _array_like(data) -> bool:
     reads its elements as NumPy scalars, which keep the dtype; iterating gives Python numbers.
     A DataFrame (several dtypes) is refused as torch refuses it."""
     if type(data) in (list, tuple, dict, str) or not hasattr(data, "__array__"):
+        return False
+    if isinstance(data, (str, bytes)):  # np.str_, np.bytes_: torch's error for a string
         return False
     if hasattr(data, "__cuda_array_interface__"):  # a device array: not read back here
         return False
@@ -938,7 +1085,11 @@ def as_tensor(data=REQUIRED, dtype=None, device=None) -> Tensor:
     the one CPython specializes)."""
     if data is REQUIRED:
         raise missing_positional("as_tensor", "data")
-    dt = None if dtype is None else _dtype_arg(dtype, None, "as_tensor")
+    try:
+        dt = None if dtype is None else _dtype_arg(dtype, None, "as_tensor")
+    except TypeError:
+        _refuse_positional_options()
+        raise
     if isinstance(data, Tensor):
         out = data
         if dt is not None and dt is not data.dtype:
@@ -1149,12 +1300,8 @@ def _filled(fill, shape, dt, dev, requires_grad):
             arr = np.zeros(shape, npdt)
         else:
             arr = _fill_array(np, fill, shape, npdt)
-    except ValueError:  # NumPy's "array is too big"
-        if math.prod(shape) * npdt.itemsize >= 2**63:
-            raise RuntimeError(
-                f"Storage size calculation overflowed with sizes={list(shape)}"
-            ) from None
-        raise
+    except (ValueError, MemoryError) as e:  # NumPy's "array is too big", out of memory
+        raise shape_error(shape, npdt.itemsize, error=e) from None
     if not arr.size:
         arr = _contiguous_empty(arr, dev)
     t = _make(arr, dev, False, None)
@@ -1222,7 +1369,16 @@ def _into_out(
             f"aten::{op}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    result = make(out.dtype, out.device)
+    try:
+        result = make(out.dtype, out.device)
+    except RuntimeError as e:
+        text = str(e)
+        if op != "empty" and (
+            text.startswith("Trying to create tensor with negative dimension")
+            or text == "zeros: Dimension size must be non-negative."
+        ):  # torch resizes out= to the size first, and its element count fails there
+            raise RuntimeError("numel: integer multiplication overflow") from None
+        raise
     # No resize warning here: torch's factories resize out= silently (its ops warn, write_out),
     # but for arange's own.
     same = out._data.shape == result._data.shape
@@ -1281,15 +1437,32 @@ def _common_call(size, kwargs, dtype, device, op):
         shape = size[0] if len(size) == 1 and size[0].__class__ in _SEQUENCES else size
         for n in shape:
             if n.__class__ is not int or n < 0:
-                shape = _shape(size, None, op)
+                try:
+                    shape = _shape(size, None, op)
+                except RuntimeError:  # a negative size: See _options_before_size
+                    _options_before_size(None, dtype, device, op)
+                    raise
                 break
     else:
-        shape = _shape(size, _size_kwarg(kwargs, op), op)
+        try:
+            shape = _shape(size, _size_kwarg(kwargs, op), op)
+        except RuntimeError:
+            _options_before_size(None, dtype, device, op)
+            raise
     if dtype is None:
         dt = _dtype.default_float()
     else:
         dt = dtype if dtype.__class__ is _dtype.dtype else _dtype.to_dtype(dtype, op)
     return shape, dt, cpu if device is None and default_device() is cpu else _device(device)
+
+
+def _options_before_size(default, dtype, device, op: str) -> None:
+    """The dtype and device of a factory whose size is negative: torch's parser refuses one of
+    the wrong type before the size is checked (zeros(-1, dtype="float32") names the dtype).
+    Error paths only."""
+    _dtype_arg(dtype, default, op)
+    if device is not None:
+        _device(device)
 
 
 def zeros(
@@ -1598,14 +1771,22 @@ def full(
         t = _full_plain(size, fill_value, dtype, device, requires_grad)
         if t is not None:
             return t
+    try:
+        shape = _shape_seq(size, "full", 1)
+    except RuntimeError:  # a negative size: torch's parser reads the other arguments first
+        _options_before_size(_number_dtype(_fill_number(fill_value, "full")), dtype, device, "full")
+        raise
     fill_value = _fill_number(fill_value, "full")
-    shape = _shape_seq(size, "full", 1)
     dt = _dtype_arg(dtype, _number_dtype(fill_value), "full")
     dev = _device(device)
     if isinstance(fill_value, Tensor):
         return _full_from_tensor(shape, fill_value, dt, dev, requires_grad)
     if dt._kind == 1:
         _check_int_range(np.asarray(fill_value), dt)
+        if isinstance(fill_value, (float, np.floating)):
+            # truncated as a C cast does: 2.0**63 passes int64's check in double and is -2**63
+            with np.errstate(invalid="ignore"):
+                fill_value = np.float64(fill_value).astype(dt.np)
         fill_value = int(fill_value)
     elif dt is _dtype.bool:
         fill_value = bool(fill_value)
@@ -1626,9 +1807,6 @@ def full(
             arr = _build(lambda xp: xp.full(shape, -0.0, dtype=dt.np), dev)
             return _require_grad(_make(arr, dev, False, None), requires_grad)
     return _filled(fill_value, shape, dt, dev, requires_grad)
-
-
-_INT64_END = 1 << 63
 
 
 def _full_plain(size, value, dtype, device, requires_grad):
@@ -1861,7 +2039,7 @@ def full_like(
 
 def eye(
     n=REQUIRED,
-    m=None,
+    m=NOT_GIVEN,
     *extra,
     out=None,
     dtype=None,
@@ -1871,20 +2049,21 @@ def eye(
     pin_memory=False,
     **unknown,
 ) -> Tensor:
-    """The n x m identity matrix. Mirrors torch.eye."""
+    """The n x m identity matrix. Mirrors torch.eye (m=None, given, matches no overload)."""
     try:
         n_ = _as_int(n)
-        m_ = n_ if m is None else _as_int(m)
+        m_ = n_ if m is NOT_GIVEN else _as_int(m)
         if n_ is None or m_ is None or extra or unknown:
             keywords = {"out": out, "dtype": dtype, "layout": layout, "device": device,
                         "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
+            keywords = passed_keywords("eye", keywords)
             if extra or unknown or n is REQUIRED:  # (eye(), eye(2, 3, 4), eye(2, foo=1))
                 raise _eye_type_error((n, m, *extra), keywords, unknown)
-            if m is None and not any(v is not None and v is not False for v in keywords.values()):
+            if m is NOT_GIVEN and not keywords:
                 at = _at(1, "n", "eye")
                 raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
             # with a second argument or a keyword, torch's parser lists both overloads
-            raise _eye_type_error((n,) if m is None else (n, m), keywords)
+            raise _eye_type_error((n,) if m is NOT_GIVEN else (n, m), keywords)
         if layout is not None or pin_memory is not False:
             check_options("eye", layout, pin_memory)
         if out is not None:
@@ -1897,14 +2076,19 @@ def eye(
                 overlap_write=_write_eye,
             )
         if n_ < 0:
+            _eye_unpack(n_, m_)
             raise RuntimeError(f"n must be greater or equal to 0, got {n_}")
         if m_ < 0:
+            _eye_unpack(n_, m_)
             raise RuntimeError(f"m must be greater or equal to 0, got {m_}")
         dt = _dtype_arg(dtype, _dtype.default_float(), "eye")
         npdt = dt.np  # (bfloat16's resolves on first use: _dtype.numpy_dtype)
         dev = cpu if device is None and default_device() is cpu else _device(device)
         if dev is cpu:  # np.eye's zeros and diagonal write, without its Python frame
-            arr = np.zeros((n_, m_), npdt)
+            try:
+                arr = np.zeros((n_, m_), npdt)
+            except (ValueError, MemoryError) as e:  # too big: torch's errors (_eye_size_error)
+                raise _eye_size_error(n_, m_, npdt.itemsize, e) from None
             arr.ravel()[: min(n_, m_) * (m_ + 1) : m_ + 1] = 1
         else:
             arr = _build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev)
@@ -1915,7 +2099,7 @@ def eye(
     except TypeError as e:
         from minitorch._ops._parser_errors import option_error, with_extra
 
-        named = with_extra([("n", n)] if m is None else [("n", n), ("m", m)], extra)
+        named = with_extra([("n", n)] if m is NOT_GIVEN else [("n", n), ("m", m)], extra)
         options = {"out": out, "dtype": dtype, "layout": layout, "device": device,
                    "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
         raise option_error("eye", _EYE_FORMS, named, options, unknown, e) from None
@@ -1931,17 +2115,56 @@ _EYE_FORMS = (f"int n, {_EYE_OPTIONS}", f"int n, int m, {_EYE_OPTIONS}")
 def _eye_type_error(args: tuple, keywords: dict, unknown=None) -> TypeError:
     """torch's TypeError for eye(n, m) arguments matching neither of its overloads: the
     arguments as the call gave them (NOTE [ Keyword arguments in argument errors ]; n REQUIRED
-    where left out, m None where not given, then any past m), the keywords those given a value
-    other than the default, then `unknown` ones eye has not."""
+    where left out, m NOT_GIVEN where not given, then any past m), the keywords the call passed
+    (passed_keywords), then `unknown` ones eye has not."""
     from minitorch._ops._parser_errors import overload_error, with_extra
 
     forms = _EYE_FORMS
     named = with_extra(list(zip(("n", "m"), args[:2], strict=False)), args[2:])
-    if len(args) == 2 and args[1] is None:  # (m=None: not given)
-        named.pop()
-    named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
+    if len(args) >= 2 and args[1] is NOT_GIVEN:
+        named.pop(1)
+    named += list(keywords.items())
     named += list((unknown or {}).items())
     return overload_error("eye", forms, forms, named, unknown=tuple(unknown or ()))
+
+
+def passed_keywords(op: str, values: dict) -> dict:
+    """The options of `values` (name -> value, in signature order) that the user's call of `op`
+    passed: those not at their default (None, False), and those it passed by keyword at their
+    default too, which torch's parser counts and lists ("got (float, dtype=NoneType)"; read
+    from the call: NOTE [ Keyword arguments in argument errors ]). For error paths only."""
+    from minitorch._call_site import call_keywords
+
+    names = call_keywords(op, depth=2) or ()
+    return {k: v for k, v in values.items() if k in names or (v is not None and v is not False)}
+
+
+def _eye_unpack(n: int, m: int) -> None:
+    """torch's parser error for eye's n or m beyond int64 (read before any other check)."""
+    if not (_INT64_MIN <= n < _INT64_END and _INT64_MIN <= m < _INT64_END):
+        raise ValueError("Overflow when unpacking long long")
+
+
+def _eye_size_error(n: int, m: int, itemsize: int, error) -> Exception:
+    """torch's error for an eye NumPy could not make (`error`): n or m beyond int64, then
+    eye_out's resize, whose element count (numel) or byte size (storage) does not fit an int64,
+    or the allocator's out of memory; another ValueError is `error` itself."""
+    _eye_unpack(n, m)
+    if n * m >= _INT64_END:
+        return RuntimeError("numel: integer multiplication overflow")
+    if n * m * itemsize >= _INT64_END:
+        return RuntimeError(f"Storage size calculation overflowed with sizes={[n, m]}")
+    if isinstance(error, MemoryError):
+        return _alloc_error(n * m * itemsize)
+    return error
+
+
+def _alloc_error(nbytes: int) -> RuntimeError:
+    """torch's CPU allocator's error for a tensor too large for memory (NumPy's MemoryError)."""
+    return RuntimeError(
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._backend import cpu, default_device
 from minitorch._factories import (
+    _alloc_error,
     _as_int,
     _build,
     _check_pin_memory,
@@ -22,6 +23,7 @@ from minitorch._factories import (
     _require_grad,
     _typename,
     check_layout,
+    passed_keywords,
 )
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _at
@@ -378,7 +380,7 @@ def arange(
     ):
         try:
             arr = np.arange(start, dtype=np.int64)
-        except MemoryError:
+        except (MemoryError, ValueError):  # (NumPy's "array is too big" is a ValueError)
             raise _alloc_error(8 * start) from None
         return _make(arr, cpu, False, None)
     if unknown:  # start=, end=, step= by keyword (positional-only above: arange(start=5) raises)
@@ -415,6 +417,7 @@ def arange(
         and ((step > 0 and start <= end) or (step < 0 and end <= start))
         and -_FAST_INT < start < _FAST_INT
         and -_FAST_INT < end < _FAST_INT
+        and -_FAST_INT < step < _FAST_INT  # (no count overflows: NOTE [ arange's int64 size ])
     ):  # arange(n) and friends on the CPU: every step of a training loop may build one
         dev = _device(device)
         if dev is cpu:
@@ -461,6 +464,9 @@ def arange(
         options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
         options.update(pin_memory=pin_memory, requires_grad=requires_grad)
         raise _arange_error(start, end, step, e, **options) from None
+    for v in (start, end, step):  # torch's parser reads an int as an int64 or a uint64 Scalar
+        if v.__class__ is int and not _dtype.SCALAR_INT_MIN <= v < _dtype.SCALAR_INT_END:
+            raise _dtype.scalar_int_overflow(v)
     is_int = not any(isinstance(v, float) for v in (start, end, step))
     dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
     if dt.name in _dtype.NO_RANGE_KERNEL:
@@ -472,31 +478,68 @@ def arange(
         raise RuntimeError(f"unsupported range: {_fmt(start_d)} -> {_fmt(end_d)}")
     if not (step_d > 0 or step_d < 0):  # (a nan step too, as torch's test)
         raise RuntimeError("step must be nonzero")
-    if dt._kind == 1:  # torch converts the arguments to the (integer) accumulation type first
-        xstart, xstep = int(start), int(step)
-    else:
-        xstart, xstep = start_d, step_d
-    if dt is _dtype.int64:
+    if not ((step_d > 0 and end_d >= start_d) or (step_d < 0 and end_d <= start_d)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt is _dtype.int64:  # See NOTE [ arange's int64 size ]
+        xstart, xend, xstep = (_c10_int64(v) for v in (start, end, step))
         if xstep == 0:  # a float step that truncates to 0
             raise ValueError("step must be nonzero")
         sgn = 1 if xstep > 0 else -1
-        size = _trunc_div(int(end) - xstart + xstep - sgn, xstep)
+        size = _trunc_div(_wrap64(_wrap64(_wrap64(xend - xstart) + xstep) - sgn), xstep)
     else:
+        if dt._kind == 1:  # torch converts start and step to the accumulation type (int64)
+            xstart, xstep = int(start), int(step)
+        else:
+            xstart, xstep = start_d, step_d
         size = (end_d - start_d) / step_d
-    if not ((step_d > 0 and end_d >= start_d) or (step_d < 0 and end_d <= start_d)):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if not math.isfinite(size) or size >= 2**63:
+        size = math.ceil(size) if math.isfinite(size) else size
+    if not (0 <= size <= _INT64_END):  # (NaN too)
         raise RuntimeError("invalid size, possible overflow?")
-    n = math.ceil(size)
+    if size == _INT64_END:  # (torch's check lets 2**63 in double through; as int64 it wraps)
+        raise RuntimeError(
+            f"IntArrayRef contains an int that cannot be represented as a SymInt: {-_INT64_END}"
+        )
+    n = size
     dev = _device(device)
+    nbytes = n * _dtype.numpy_dtype(dt).itemsize
+    if nbytes >= _INT64_END:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{n}]")
     if dev is cpu:
         try:
             arr = _arange_cpu(xstart, xstep, n, dt)
-        except MemoryError:
-            raise _alloc_error(n * _dtype.numpy_dtype(dt).itemsize) from None
+        except (MemoryError, ValueError) as e:  # (NumPy's "array is too big" is a ValueError)
+            if isinstance(e, ValueError) and nbytes < 2**40:
+                raise
+            raise _alloc_error(nbytes) from None
     else:
         arr = _build(lambda xp: _arange_device(xp, xstart, xstep, n, dt), dev)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+# NOTE [ arange's int64 size ]
+# torch converts start, end and step of an int64 arange to int64 with c10's checked conversion
+# (an int from 2**63 on, a float beyond int64's range compared in double, is its overflow error;
+# 2.0**63 passes and wraps to -2**63), then counts the elements in int64 arithmetic, which
+# wraps: (end - start + step - sign(step)) / step. So arange(-2**62, 2**62, 2**61) overflows to
+# a negative count ("invalid size") and arange(-2**63, 2**63 - 1, 2**62) to an empty tensor.
+_INT64_END = 1 << 63
+
+
+def _wrap64(x: int) -> int:
+    """x wrapped into int64's range, as C's two's-complement arithmetic wraps it."""
+    return (x + _INT64_END) % (1 << 64) - _INT64_END
+
+
+def _c10_int64(v) -> int:
+    """A range argument as c10's checked conversion makes it an int64 (NOTE [ arange's int64
+    size ])."""
+    if isinstance(v, float):
+        if not float(-_INT64_END) <= v <= float(_INT64_END - 1):
+            raise _dtype.overflow_error("int64")
+        return _wrap64(int(v))
+    if not -_INT64_END <= v < _INT64_END:
+        raise _dtype.overflow_error("int64")
+    return int(v)
 
 
 def _plain_arange_float(start, end, step, dtype):
@@ -530,14 +573,6 @@ def _plain_arange_float(start, end, step, dtype):
     return _arange_cpu_tame(start_d, step_d, n, dt)
 
 
-def _alloc_error(nbytes: int) -> RuntimeError:
-    """torch's CPU allocator's error for a result too large for memory (NumPy's MemoryError)."""
-    return RuntimeError(
-        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
-        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
-    )
-
-
 def _trunc_div(a: int, b: int) -> int:
     """C's integer division (rounds toward zero)."""
     q = abs(a) // abs(b)
@@ -545,9 +580,9 @@ def _trunc_div(a: int, b: int) -> int:
 
 
 def _fmt(x) -> str:
-    if isinstance(x, float) and x.is_integer():
-        return str(int(x))
-    return str(x)
+    """A number as C++'s ostream writes a double in torch's messages (printf's %g: 5, 0.5,
+    1e+19, 1.23457e+08, inf)."""
+    return f"{float(x):g}"
 
 
 def _arange_device(xp, start, step, n, dt):
@@ -632,7 +667,10 @@ def _range(start, end, step, dt, dev) -> Tensor:
             raise RuntimeError(f"unsupported range: {_fmt(float(start))} -> {_fmt(float(end))}")
     else:
         acc = np.float32 if dt.itemsize == 2 else np.float64
-    xstart, xend, xstep = acc(start), acc(end), acc(step)
+    if acc is int:  # c10's checked conversion to int64 (NOTE [ arange's int64 size ])
+        xstart, xend, xstep = _c10_int64(start), _c10_int64(end), _c10_int64(step)
+    else:
+        xstart, xend, xstep = acc(start), acc(end), acc(step)
     if xstep == 0:  # an integer dtype's step that truncates to 0 (torch dies of SIGFPE)
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(xstart) and math.isfinite(xend)):
@@ -654,9 +692,11 @@ def _range(start, end, step, dt, dev) -> Tensor:
                 arr = _build(
                     lambda xp: (xstart + xp.arange(n, dtype=acc) * xstep).astype(npdt), dev
                 )
-    except MemoryError:
-        if dev is not cpu:
+    except (MemoryError, ValueError) as e:  # (NumPy's "array is too big" is a ValueError)
+        if dev is not cpu or n * npdt.itemsize < 2**40:
             raise
+        if n * npdt.itemsize >= _INT64_END:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes=[{n}]") from e
         raise _alloc_error(n * npdt.itemsize) from None
     return _make(arr, dev, False, None)
 
@@ -690,13 +730,13 @@ def _space_forms(op: str) -> list:
 def _space_type_error(op: str, args: tuple, keywords: dict, unknown=None, extra=()) -> TypeError:
     """torch's TypeError for linspace/logspace arguments matching none of its overloads: `args`
     (start, end[, steps[, base]]) as the call gave them (NOTE [ Keyword arguments in argument
-    errors ]; REQUIRED where left out), then the keywords given a value other than the default;
+    errors ]; REQUIRED where left out), then the keywords the call passed (passed_keywords);
     `unknown`: keywords it has not (NumPy's num=); `extra`: positional arguments past them."""
     from minitorch._ops._parser_errors import overload_error, with_extra
 
     forms = [f[4:-1] for f in _space_forms(op)]  # (" * (" ... ")")
     named = with_extra(list(zip(("start", "end", "steps", "base"), args, strict=False)), extra)
-    named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
+    named += list(passed_keywords(op, keywords).items())
     named += list((unknown or {}).items())
     return overload_error(op, forms, forms, named, unknown=unknown or ())
 
@@ -750,6 +790,29 @@ def _to_range_dtype(value, dt):
     if not fits:
         raise _dtype.overflow_error(_dtype.numpy_dtype(dt).name)
     return value
+
+
+def _fill_value(value, dt):
+    """linspace's start or logspace's base ** start filling a one-element result: fill_'s
+    checked conversion, which range-checks an integer dtype (-1 into uint8 wraps) and float32
+    (a finite value beyond it), not float16 or bfloat16 (1e5 is inf there)."""
+    if dt._kind == 1:
+        return _to_range_dtype(value, dt)
+    if dt is _dtype.float32 and math.isfinite(value) and abs(value) > _dtype.FLOAT_TOP["float32"]:
+        raise _dtype.overflow_error("float32")
+    return value
+
+
+def _c_int_cast(x: np.ndarray, npdt) -> np.ndarray:
+    """Doubles converted to integer dtype npdt as torch's kernels convert them with a C cast on
+    x86 (cvttsd2si): truncated, and NaN or a value beyond the 64-bit (int64) or 32-bit (every
+    narrower type) register's range is its minimum; a narrower type keeps the low bits of the
+    32-bit result (logspace(1, 10, 2, dtype=torch.int32) ends in -2**31, int16 in 0)."""
+    bits = 64 if npdt.itemsize == 8 else 32
+    wide, low = (np.int64, -(2.0**63)) if bits == 64 else (np.int32, -(2.0**31))
+    t = np.trunc(x)
+    fits = (t >= low) & (t < -low)  # (NaN fails)
+    return np.where(fits, t, low).astype(wide).astype(npdt)
 
 
 def _linspace_device(xp, start, end, steps: int, dt):
@@ -894,8 +957,8 @@ def linspace(
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
     if steps <= 1:
-        if steps and dt._kind == 1:  # the fill's checked conversion (-1 into uint8 wraps)
-            start = _to_range_dtype(start, dt)
+        if steps:  # torch fills start (end is not read), with fill_'s checked conversion
+            start = _fill_value(start, dt)
         if not steps:
             value = 0
         elif dt._kind == 1:
@@ -937,7 +1000,7 @@ def _logspace_host(start, end, steps: int, base, dt) -> np.ndarray:
         ]
     vals = np.array(vals, dtype=np.float64)
     if dt._kind == 1:
-        return _to_int(vals).astype(npdt)
+        return _c_int_cast(vals, npdt)
     return _from_double(vals, npdt)
 
 
@@ -1023,10 +1086,11 @@ def logspace(
             return _make(arr, cpu, requires_grad, None)
     if unknown or extra or start is REQUIRED or end is REQUIRED:  # torch lists the overloads
         given = (start, end) if steps is _NO_STEPS else (start, end, steps)
-        args = given if base == 10.0 and not extra or steps is _NO_STEPS else (*given, base)
+        how = "position" if extra else _base_given(base, steps)
+        args = (*given, base) if how == "position" else given
         keywords = dict(out=out, dtype=dtype, layout=layout, device=device)
         keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)
-        if steps is _NO_STEPS and base != 10.0:  # (then base came by keyword)
+        if how == "keyword":
             keywords["base"] = base
         raise _space_type_error("logspace", args, keywords, unknown, extra)
     if pin_memory:
@@ -1049,10 +1113,11 @@ def logspace(
         if layout is not None:
             check_layout(layout, "logspace")
     except TypeError:
-        args = given if base == 10.0 or steps is _NO_STEPS else (*given, base)
+        how = _base_given(base, steps)
+        args = (*given, base) if how == "position" else given
         keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
         keywords["requires_grad"] = requires_grad
-        if steps is _NO_STEPS and base != 10.0:  # (then base came by keyword; torch lists it last)
+        if how == "keyword":  # (torch lists it last)
             keywords["base"] = base
         raise _space_type_error("logspace", args, keywords) from None
     if dt.name in _dtype.NO_RANGE_KERNEL and steps > 1:  # torch fills 0 or 1 element of any dtype
@@ -1060,11 +1125,26 @@ def logspace(
         raise NotImplementedError(f"\"logspace_cpu\" not implemented for '{name}'")
     if not steps:
         return _require_grad(linspace(0, 0, 0, dtype=dt, device=device), requires_grad)
-    if dt is not _dtype.bool:  # start and end converted as linspace's
+    if steps == 1:  # torch fills base ** start (end is not read), as linspace fills start
+        _fill_value(_pow(float(base), float(start)), dt)
+    elif dt is not _dtype.bool:  # start and end converted as linspace's
         start, end = _to_range_dtype(start, dt), _to_range_dtype(end, dt)
-    if steps == 1 and dt._kind == 1:  # torch's fill of base ** start: a checked conversion
-        _to_range_dtype(_pow(float(base), float(start)), dt)
     with np.errstate(invalid="ignore", over="ignore"):
         host = _logspace_host(start, end, steps, base, dt)
     dev = _device(device)
     return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
+
+
+def _base_given(base, steps) -> str:
+    """How the user's call gave logspace's base: "position", "keyword" or "" (left out), read
+    from the call (NOTE [ Keyword arguments in argument errors ]); where it cannot be read, a
+    base other than 10.0 counts as given, by keyword when steps was left out. Error paths only."""
+    from minitorch._call_site import call_arguments
+
+    call = call_arguments("logspace")
+    if call is not None:
+        n, names = call
+        return "keyword" if "base" in names else "position" if n >= 4 else ""
+    if base == 10.0:
+        return ""
+    return "keyword" if steps is _NO_STEPS else "position"

@@ -8,6 +8,7 @@ import math
 import os
 import struct
 import threading
+import warnings
 
 import numpy as np
 
@@ -36,6 +37,8 @@ from minitorch._factories import (
     bool_flag,
     check_options,
     like_subclass,
+    passed_keywords,
+    shape_error,
     tensor,
     zeros_like,
 )
@@ -662,7 +665,7 @@ def _not_a_generator(op: str, args: tuple, **keywords) -> TypeError:
     keywords given in about the reverse of the call's order; here: the reverse of the
     signature's (as randint's)."""
     forms = _overloads(op)
-    given = {k: v for k, v in keywords.items() if v is not None and v is not False}
+    given = passed_keywords(op, keywords)  # (dtype=None given is listed too)
     got = [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in reversed(given.items())]
     text = ", ".join(got) + (", " if given and not args else "")
     listed = "".join(f" * ({o})\n" for o in forms)
@@ -681,13 +684,21 @@ def _option_error(
     arguments given by keyword (size=, low=, ...) or collected by its signature (those no
     overload has among them); `options`, its options. NOTE [ Factory option errors ]. For error
     paths only."""
-    from minitorch._ops._parser_errors import _params, option_error, with_extra
+    from minitorch._ops._parser_errors import _params, option_error, overload_error, with_extra
 
     forms = _overloads(op)
     params = {p[0] for form in forms for p in _params(form) if p is not None}
     named = with_extra(named, extra) + [(k, v) for k, v in kwargs.items() if k in params]
     unknown = {k: v for k, v in kwargs.items() if k not in params}
-    return option_error(op, forms, named, options, unknown, error)
+    err = option_error(op, forms, named, options, unknown, error)
+    text = str(error)
+    if err is error and " must be " in text and "failed to unpack" not in text:
+        # an argument of the wrong type: with an option passed (even at its default), the call
+        # fits two overloads by its count, and torch lists them instead of naming it
+        passed = passed_keywords(op, options)
+        if passed:
+            err = overload_error(op, forms, forms, named + list(passed.items()))
+    return err
 
 
 def _no_arguments(op: str, *given) -> None:
@@ -695,7 +706,10 @@ def _no_arguments(op: str, *given) -> None:
     is plausible then (one keyword alone makes the generator-free one plausible, and torch
     names the missing size)."""
     if all(v is None or v is False for v in given):
-        raise _not_a_generator(op, ())
+        from minitorch._call_site import call_keywords
+
+        if not call_keywords(op):  # (rand(generator=None): torch names the missing size)
+            raise _not_a_generator(op, ())
 
 
 def rand(
@@ -791,7 +805,10 @@ def _plain_samples(method, size, dtype, device, requires_grad, pin_memory):
         arr = _few_normals(s, n, dt)
         arr.shape = shape
     else:
-        arr = torch_floats(s, method, shape, dt)
+        try:
+            arr = torch_floats(s, method, shape, dt)
+        except (ValueError, MemoryError) as e:  # too big: torch's parser's or allocator's error
+            raise shape_error(shape, dt.itemsize, error=e) from None
     t = _make(s.wrap(arr), cpu, False, None)
     if requires_grad:
         t._requires_grad = True
@@ -850,14 +867,28 @@ def _samples(op, size, kwargs, generator, out, dtype, layout, device, requires_g
             _no_arguments(op, generator, dtype, layout, device, requires_grad, pin_memory)
         shape = _shape(size, _size_kwarg(kwargs, op), op)
         dev = _device(device)
+        if op == "randn" and not math.prod(shape):
+            return _empty_normals(shape, dtype, dev, requires_grad, op)
         dt = _float_dtype(dtype, op, kernel)
-        arr = _floats(dev, generator, op, method, shape, dt)
+        try:
+            arr = _floats(dev, generator, op, method, shape, dt)
+        except (ValueError, MemoryError) as e:  # too big: torch's parser's or allocator's error
+            raise shape_error(shape, dt.itemsize, op, e) from None
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     except TypeError as e:
         raise _option_error(
             op, e, [], size, kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
             device=device, pin_memory=pin_memory, requires_grad=requires_grad,
         ) from None  # fmt: skip
+
+
+def _empty_normals(shape, dtype, dev, requires_grad, op: str) -> Tensor:
+    """randn's or normal's result of no element: torch's normal_ runs no kernel on an empty
+    tensor, so any dtype passes (randn(0, dtype=torch.int64) is an empty int64 tensor)."""
+    from minitorch._factories import _filled
+
+    dt = _dtype_arg(dtype, _dtype.default_float(), op)
+    return _filled(0, shape, dt, dev, requires_grad)
 
 
 def _int_arg(x, op: str, name: str, pos: int) -> int:
@@ -939,7 +970,10 @@ def _plain_randint(args):
     if s is None:
         return None
     shape = tuple(size)
-    arr = _ts.random_from_to(s, math.prod(shape), hi - lo, lo, "int64")
+    try:
+        arr = _ts.random_from_to(s, math.prod(shape), hi - lo, lo, "int64")
+    except (ValueError, MemoryError) as e:  # too big: torch's parser's or allocator's error
+        raise shape_error(shape, 8, "randint", e) from None
     return _make(s.wrap(arr.astype(np.int64).reshape(shape)), cpu, False, None)
 
 
@@ -1025,6 +1059,11 @@ def randint(
                 ),
             )
         pos = 2 if "low" in names else 1
+        dims = given["size"]
+        if not (dims.__class__ in _SEQUENCES and (not dims or _size_int(dims[0]) is not None)):
+            # torch's parser checks the size's type before it unpacks the bounds (an int past
+            # int64 is an error of the unpacking): randint(2**63, (2.5,)) names the size
+            _shape_seq(dims, "randint", pos + 1 if "size" in names else None)
         hi = _int_arg(given["high"], "randint", "high", pos)
         lo = 0 if given["low"] is None else _int_arg(given["low"], "randint", "low", 1)
         shape = _shape_seq(given["size"], "randint", pos + 1 if "size" in names else None)
@@ -1044,12 +1083,13 @@ def randint(
             if half and (lo < -65504 or hi - 1 > 65504):
                 which = "from" if lo < -65504 else "to - 1"
                 raise RuntimeError(f"{which} is out of bounds for c10::Half")
+            _warn_float_bounds(lo, hi, dt)
         if dt._kind < 2:  # the bounds must fit the integer / bool dtype
             info = (
                 (0, 1) if dt is _dtype.bool
                 else (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max))
             )  # fmt: skip
-            if lo < info[0]:
+            if not info[0] <= lo <= info[1]:
                 raise RuntimeError(f"from is out of bounds for {_C_TYPES[dt.name]}")
             if hi - 1 > info[1]:
                 raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[dt.name]}")
@@ -1058,7 +1098,11 @@ def randint(
         s = _stream(dev, generator, "randint")
         if s is not None:
             n = math.prod(shape)
-            arr = s.wrap(_ts.random_from_to(s, n, hi - lo, lo, dt.name).astype(npdt).reshape(shape))
+            try:
+                arr = _ts.random_from_to(s, n, hi - lo, lo, dt.name)
+            except (ValueError, MemoryError) as e:  # too big: torch's parser's or allocator's
+                raise shape_error(shape, npdt.itemsize, "randint", e) from None
+            arr = s.wrap(arr.astype(npdt).reshape(shape))
         else:
             arr = _sample(
                 dev,
@@ -1074,6 +1118,27 @@ def randint(
             generator=generator, out=out, dtype=dtype, layout=layout, device=device,
             pin_memory=pin_memory, requires_grad=requires_grad,
         ) from None  # fmt: skip
+
+
+# torch's name of a float dtype in its random_ warnings
+_FLOAT_C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+                  "bfloat16": "c10::BFloat16"}  # fmt: skip
+
+
+def _warn_float_bounds(lo: int, hi: int, dt) -> None:
+    """torch's warning for a randint bound (from, to - 1) beyond the integers float dtype dt
+    holds exactly, one for each."""
+    digits = _ts._DIGITS[dt.name]
+    for which, value in (("from", lo), ("to - 1", hi - 1)):
+        if not -(1 << digits) <= value <= 1 << digits:
+            warnings.warn(
+                f"{which} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                f"limitations {_FLOAT_C_NAMES[dt.name]} can support discrete uniform "
+                "distribution only within this range. This warning will become an error in "
+                "version 1.7 release, please fix the code in advance",
+                UserWarning,
+                stacklevel=3,
+            )
 
 
 def _plain_randperm(n: int):
@@ -1147,12 +1212,14 @@ def randperm(
         if layout is not None or pin_memory is not False:
             check_options("randperm", layout, pin_memory)
         if out is not None:
-            return _into_out(
-                out,
-                dtype,
-                "randperm",
-                lambda dt, dev: randperm(n, generator=generator, dtype=dt, device=dev),
-            )
+
+            def make(dt, dev):
+                count = _int_arg(n, "randperm", "n", 1)
+                if count < 0:  # (torch's randperm_out checks n before it resizes out)
+                    raise RuntimeError(f"n must be non-negative, got{count}")
+                return randperm(count, generator=generator, dtype=dt, device=dev)
+
+            return _into_out(out, dtype, "randperm", make)
         n = _int_arg(n, "randperm", "n", 1)
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -1386,10 +1453,12 @@ def normal(
                     lambda t: t.normal_(mean, std, generator=generator),
                 ),
             )
+        shape = _shape_seq(size, "normal", 3)  # (torch makes the tensor, then normal_ checks)
         if not float(std) >= 0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
-        shape = _shape_seq(size, "normal", 3)
         dev = _device(device)
+        if not math.prod(shape):
+            return _empty_normals(shape, dtype, dev, requires_grad, "normal")
         dt = _float_dtype(dtype, "normal", "normal_kernel_cpu")
         st = _stream(dev, generator, "normal")
         if st is not None:  # torch: normal_(mean, std), its fused arithmetic included
@@ -1411,10 +1480,6 @@ def normal(
         # the tensor overloads take no other generator or out, no factory keywords;
         # normal(mean_tensor, "a"): the float beside a tensor is no number
         raise _normal_error((mean, std, size), keywords)
-    if not ref.dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(ref.dtype)}'"
-        )
     dev = ref._device
     if std_t:
         if dev is cpu and std._data.size and not bool((std._data >= 0).all()):  # NaN too
@@ -1424,6 +1489,12 @@ def normal(
     from minitorch._ops._common import broadcast_pair
 
     shape = broadcast_pair(mean.shape, std.shape) if mean_t and std_t else ref.shape
+    if not ref.dtype.is_floating_point:  # (an empty result runs no kernel: See _empty_normals)
+        if out is None and not math.prod(shape):
+            return _empty_normals(tuple(shape), ref.dtype, dev, False, "normal")
+        raise NotImplementedError(
+            f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(ref.dtype)}'"
+        )
     if out is not None and not (isinstance(out, Tensor) and out.dtype.is_floating_point):
         if isinstance(out, Tensor):
             raise NotImplementedError(

@@ -492,8 +492,8 @@ def promote(a, b, op: str, wrap: bool = True):
             a = a if da.kind == "b" else cast(a, dt)
             return a, (b if db.kind == "b" else cast(b, dt)), dt
         key = (a._data.dtype, b.__class__)
-        if key[1] is int and not -(1 << 63) <= b < 1 << 64:  # NOTE [ Ints beyond a Scalar ]
-            raise _dtype.scalar_int_overflow(b)
+        if key[1] is int and not -(1 << 63) <= b < 1 << 63:  # NOTE [ Ints beyond a Scalar ]
+            _check_uint64_scalar(a, b)
         dt = _SCALAR_KEEPS.get(key)
         if dt is not None:  # NOTE [ Scalar operands ]
             return a, b, dt
@@ -532,6 +532,16 @@ def promote(a, b, op: str, wrap: bool = True):
 
 
 _NUMBER_PAIR_OPS = frozenset(("add", "sub", "mul", "div", "floor_divide"))
+
+
+def _check_uint64_scalar(a: Tensor, b: int) -> None:
+    """An int operand beyond int64: CPython's OverflowError beyond uint64 too, else torch's
+    refusal to promote a bool tensor with the uint64 number it reads (an integer tensor wraps it,
+    NOTE [ Unsigned 64-bit numbers ]; a floating one converts it)."""
+    if not -(1 << 63) <= b < 1 << 64:
+        raise _dtype.scalar_int_overflow(b)
+    if a._data.dtype.kind == "b":
+        raise _dtype.promotion_error(_dtype.bool, _dtype.uint64)
 _NUMBERS = (int, float, bool)
 
 

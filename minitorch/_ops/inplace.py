@@ -280,6 +280,7 @@ _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 _ALPHA_ERRORS = (  # add/sub's refusals of alpha (e.args), made after the in-place checks
     ("For integral input tensors, argument alpha must not be a floating point number.",),
     ("Boolean alpha only supported for Boolean results.",),
+    ("For non-complex input tensors, argument alpha must not be a complex number.",),
 )
 
 
@@ -1642,4 +1643,4 @@ def copy_(self, src, non_blocking=False):
         return self
     # (self's checks above are apply_inplace's, but for the overlap of a copy from self itself)
     compute = lambda s: CopyFrom.apply(s, src)  # noqa: E731
-    return apply_inplace(self, compute, "copy_", (src,), checked=not same)
+    return apply_inplace(self, compute, "copy_", (src,), checked=True)

@@ -6,6 +6,7 @@ import functools
 import math
 import numbers
 import operator as _operator
+import sys
 
 from minitorch import _dtype, _memory_format
 from minitorch._arg_errors import NOT_GIVEN, REQUIRED, arity_error, too_many_positional
@@ -319,12 +320,8 @@ def _with_alpha(cls, input, other, alpha, out, negate):
     rounded once where torch's kernel fuses the product (NOTE [ Fused multiply-adds ])."""
     try:
         scaled = _scaled(other, alpha, input, "sub" if negate else "add")
-    except RuntimeError:  # an alpha refused: out='s dtype is checked first
-        if out is not None:
-            error = out_cast_error(promote(input, other, "sub" if negate else "add")[2], out)
-            if error is not None:
-                raise error from None
-        raise
+    except RuntimeError as e:  # an alpha refused: NOTE [ Shapes before dtypes ]
+        raise_in_order((input, other), _alpha_error(e, input, other, alpha, out))
     try:
         result = cls.apply(input, scaled)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
@@ -344,6 +341,12 @@ def _with_alpha(cls, input, other, alpha, out, negate):
     elif result._grad_fn is not None:
         result._grad_fn.saved_alpha = alpha  # (for grad_fn._saved_alpha)
     return result if out is None else _out(result, out)
+
+
+_BOOL_SUB = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
 
 
 def sub(input, other, *args, alpha=1, out=None):
@@ -383,10 +386,15 @@ def sub(input, other, *args, alpha=1, out=None):
         if called_by_operator():
             return NotImplemented
         raise
+    except RuntimeError:  # a bool tensor with a uint64 number: the bool operand's error first
+        if _bool_operand(input):
+            raise RuntimeError(_BOOL_SUB) from None
+        raise
     if dt in _HALF and not (_bool_operand(input) or _bool_operand(other)):
         return _half_add_sub(sub, a, b, alpha, dt, out)
     if dt is _dtype.bool:
-        check_alpha(alpha, "sub")  # torch's parser refuses a tensor alpha first
+        if not isinstance(alpha, complex):  # (a complex one: the bool operands' error first)
+            check_alpha(alpha, "sub")  # torch's parser refuses a tensor alpha first
         if _array_operand(input, other, a, b):  # NumPy's subtract refuses two bools
             raise TypeError(
                 "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
@@ -406,11 +414,9 @@ def sub(input, other, *args, alpha=1, out=None):
         and (_bool_operand(input) or _bool_operand(other))
         and not _array_operand(input, other, a, b)  # `bool_t - float_array`: NumPy's float64
     ):
-        check_alpha(alpha, "sub")
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-            "to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+        if not isinstance(alpha, complex):  # (a complex one: the bool operand's error first)
+            check_alpha(alpha, "sub")
+        raise RuntimeError(_BOOL_SUB)
     if alpha is not _ONE:  # NOTE [ Default alpha ]
         return _with_alpha(Sub, a, b, alpha, out, True)
     try:
@@ -627,7 +633,7 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
     if alpha.__class__ is bool or isinstance(alpha, Tensor):
         error = out_cast_error(dt, out)  # (checked first, as torch)
         if error is not None:
-            raise error
+            raise_in_order((a, b), error)  # (the shapes before: NOTE [ Shapes before dtypes ])
         _alpha(alpha, a, b)  # a bool (or a 0-d bool tensor) refused: the result is a half dtype
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
     # (a 0-d tensor alpha too: torch reads it as a number, alpha=sigma in samplers)
@@ -665,6 +671,8 @@ def check_alpha(alpha, op: str) -> None:
     if alpha.__class__ is int and not _INT_MIN <= alpha < _INT_END:
         raise _dtype.scalar_int_overflow(alpha)  # NOTE [ Ints beyond a Scalar ]
     if isinstance(alpha, complex):
+        if op == "add_" or op == "sub_":  # (refused by add/sub, after self's checks, as torch)
+            return
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
@@ -679,17 +687,30 @@ def _alpha(alpha, a, b):
     else:
         kind = "f" if isinstance(alpha, float) else "b" if alpha.__class__ is bool else "i"
     if kind == "f":
-        if not (_floating(a) or _floating(b)):
-            raise RuntimeError(
-                "For integral input tensors, argument alpha must not be a floating point number."
-            )
+        if not (_floating(a) or _floating(b)):  # (shapes first: NOTE [ Shapes before dtypes ])
+            error = "For integral input tensors, argument alpha must not be a floating point "
+            raise_in_order((a, b), RuntimeError(error + "number."))
     elif kind == "b" and not (_bool_operand(a) and _bool_operand(b)):
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        raise_in_order((a, b), RuntimeError("Boolean alpha only supported for Boolean results."))
     return alpha
 
 
 def _floating(x) -> bool:
     return is_floating(x._data.dtype) if isinstance(x, Tensor) else x.__class__ is float
+
+
+def _alpha_error(error, input, other, alpha, out) -> RuntimeError:
+    """The error torch gives for add/sub's alpha refused with `error` where the shapes broadcast:
+    out='s dtype is checked first, and a complex alpha of integral operands is refused as a
+    float one. An error path."""
+    dt = promote(input, other, "add")[2]
+    if out is not None and out_cast_error(dt, out) is not None:
+        return out_cast_error(dt, out)
+    if isinstance(alpha, complex) and not dt.is_floating_point:
+        return RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return error
 
 
 def _rsub_error(input, other, alpha) -> TypeError:
@@ -932,8 +953,9 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 def _integer_div(a, b, mode, dt, out=None):
-    if dt is _dtype.bool:
-        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
+    if dt is _dtype.bool:  # (after the shapes: NOTE [ Shapes before dtypes ])
+        kernel = NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
+        raise_in_order((a, b), kernel)
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     x, y = _d(a), _d(b)
     if zero_divisor(y, (a if isinstance(a, Tensor) else b)._device, x):
@@ -961,6 +983,32 @@ def out_cast_error(dt, out) -> RuntimeError | None:
             f"{_dtype.scalar_name(out.dtype)}"
         )
     return None
+
+
+# NOTE [ Shapes before dtypes ]
+# torch's binary pointwise ops build their TensorIterator before they look at the dtype: the
+# operands' shapes are broadcast first ("The size of tensor a (2) must match the size of tensor b
+# (3) at non-singleton dimension 0"), then the result type is checked against out= ("result type
+# Float can't be cast to the desired output type Long"), and only then does the kernel refuse a
+# dtype (its NotImplementedError) or add's alpha. minitorch looks at the dtype first, where that
+# costs the success path nothing; a refusal goes through raise_in_order, which looks at the
+# shapes and out= only once something is refused.
+
+
+def raise_in_order(operands, error, dt=None, out=None):
+    """Raise `error`, a pointwise op's refusal of its dtypes or arguments, in torch's order (NOTE
+    [ Shapes before dtypes ]): the size error where the tensors among `operands` do not
+    broadcast, else out='s cast error for a result of dtype dt, else `error`. An error path."""
+    if out is not None and dt is not None:
+        error = out_cast_error(dt, out) or error
+    _raise_broadcast_error(None, operands, error)
+
+
+def callers_out():
+    """The out= of the op that called the helper calling this: the op's local `out`, read from
+    its frame. For a helper that refuses dtypes without being passed out= (gcd's _integral), so
+    that the op's success path passes it nothing more. An error path."""
+    return sys._getframe(2).f_locals.get("out")
 
 
 def zero_division(dt, out) -> RuntimeError:
@@ -1182,9 +1230,10 @@ class Remainder(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.needs_input_grad[1]:  # (nothing was saved)
+            return grad, None
         a, b = ctx._stored_tensors
-        quotient = div(a, b, rounding_mode="floor")  # zero gradients, as torch's formula
-        return grad, (-grad * quotient if ctx.needs_input_grad[1] else None)
+        return grad, -grad * div(a, b, rounding_mode="floor")  # zero gradients, as torch's
 
 
 def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
@@ -1208,8 +1257,9 @@ def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
             r = _make(xp.asarray(_remainder(xp, a._data, b._data)), b._device, False, None)
             return _out(no_derivative(r, (b,), "remainder"), out)
         return _out(Remainder.apply(a, b), out)
-    if dt is _dtype.bool:
-        raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
+    if dt is _dtype.bool:  # (after the shapes: NOTE [ Shapes before dtypes ])
+        kernel = NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
+        raise_in_order((a, b), kernel)
     if (  # a plain tensor and a number pay two class tests
         input.__class__ is not Tensor
         or (other.__class__ is not Tensor and isinstance(other, Tensor))
@@ -1566,8 +1616,9 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
         base = input
         input = weak_scalar(input, exponent, "pow")
     a, b, dt = promote(input, exponent, "pow")
-    if dt is _dtype.bool:
-        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if dt is _dtype.bool:  # (after the shapes: NOTE [ Shapes before dtypes ])
+        kernel = NotImplementedError("\"pow\" not implemented for 'Bool'")
+        raise_in_order((a, b), kernel)
     if number_base:  # torch's node for number ** tensor
         result = PowNumberBase.apply(a, b)
         if result._grad_fn is not None:

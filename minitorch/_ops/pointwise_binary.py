@@ -31,7 +31,9 @@ from minitorch._ops.pointwise import (
     _plain_pair,
     div,
     float_mod,
+    found_dtype_error,
     out_cast_error,
+    raise_in_order,
     sigmoid,
     where,
     zero_division,
@@ -200,18 +202,18 @@ class Fmod(Function):
     """out = a - trunc(a / b) * b;  grad_a = grad,  grad_b = -grad * trunc(a / b)"""
 
     _node_name = "FmodBackward1"
-    _saved_names = ("self", "other")  # grad_fn._saved_<name> (as torch's)
+    _saved_names = ("self", "other")  # None both where other needs no gradient (as torch's)
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(*((a, b) if ctx.needs_input_grad[1] else (None, None)))
         return _arr(ctx.xp, float_mod(ctx.xp, a._data, b._data, "fmod"))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx._stored_tensors
-        if not ctx.needs_input_grad[1]:
+        if not ctx.needs_input_grad[1]:  # (nothing was saved)
             return grad, None
+        a, b = ctx._stored_tensors
         # the quotient with zero gradients (as torch's formula: a / b is not differentiated
         # through, so the second derivative is 0, not 0 * inf = nan at b = 0)
         return grad, -grad * div(a, b, rounding_mode="trunc")
@@ -222,8 +224,8 @@ def fmod(input=REQUIRED, other=REQUIRED, *extra, out=None):
     if extra or not isinstance(input, Tensor):  # NOTE [ Overloaded binary ops ]
         raise binary_overload_error("fmod", input, other, extra)
     a, b, dt = promote(input, other, "fmod")
-    if dt is _dtype.bool:
-        raise _not_implemented("fmod_cpu", dt)
+    if dt is _dtype.bool:  # (after the shapes: NOTE [ Shapes before dtypes ])
+        raise_in_order((a, b), _not_implemented("fmod_cpu", dt))
     if not dt.is_floating_point:
         if (  # a plain tensor and a number pay two class tests
             input.__class__ is not Tensor
@@ -498,13 +500,13 @@ def lerp(input=REQUIRED, end=REQUIRED, weight=REQUIRED, *extra, out=None):
         common = _dtype.result_type((dt, input.ndim), (end.dtype, end.ndim), (weight.dtype, 0))
         if common is not dt:
             input, end, dt = cast(input, common), cast(end, common), common
-    if not dt.is_floating_point:
-        if isinstance(weight, Tensor) and isinstance(out, Tensor):  # (out='s dtype first)
-            if weight.ndim == 0 and out_cast_error(dt, out) is not None:
-                raise out_cast_error(dt, out)  # (a 0-d weight: promoted, cast into out)
-            if weight.ndim and out.dtype is not dt:
-                _out_exact(input, out)  # (raises torch's dtype error)
-        raise _not_implemented(kernel, dt)
+    if not dt.is_floating_point:  # (after the shapes and out=: NOTE [ Shapes before dtypes ])
+        error = _not_implemented(kernel, dt)
+        if isinstance(weight, Tensor) and weight.ndim and isinstance(out, Tensor):
+            if out.dtype is not dt:  # (a weight of dims: out= must have the result's dtype)
+                error = found_dtype_error(out.dtype, dt)
+            out = None
+        raise_in_order((input, end, weight), error, dt, out)  # (else cast into out)
     if not isinstance(weight, Tensor):
         return _out(LerpScalar.apply(input, end, weight=weight), out)
     # a tensor weight: torch's out= must have the result's dtype (a number weight casts, and a
@@ -768,7 +770,7 @@ def logaddexp(input, other, *, out=None):
     _tensors(input, other, "logaddexp")
     a, b, dt = promote(input, other, "logaddexp")
     if not dt.is_floating_point:
-        _raise_broadcast_error(None, (input, other), _not_implemented("logaddexp_cpu", dt))
+        raise_in_order((input, other), _not_implemented("logaddexp_cpu", dt), dt, out)
     return _out(Logaddexp.apply(a, b), out)
 
 
@@ -777,7 +779,7 @@ def logaddexp2(input, other, *, out=None):
     _tensors(input, other, "logaddexp2")
     a, b, dt = promote(input, other, "logaddexp2")
     if not dt.is_floating_point:
-        _raise_broadcast_error(None, (input, other), _not_implemented("logaddexp2_cpu", dt))
+        raise_in_order((input, other), _not_implemented("logaddexp2_cpu", dt), dt, out)
     return _out(Logaddexp2.apply(a, b), out)
 
 

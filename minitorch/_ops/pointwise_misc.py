@@ -17,11 +17,23 @@ from minitorch._ops._common import (
     promote_float,
     same_device,
     scalar_like,
-    zeros_of,
 )
 from minitorch._ops._parser_errors import clamp_error
 from minitorch._ops.inplace import apply_inplace, check_out_tuple, clamp_, fast_clamp_, neg_
-from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
+from minitorch._ops.pointwise import (
+    _out,
+    abs,
+    callers_out,
+    clamp,
+    div,
+    mul,
+    neg,
+    pow,
+    raise_in_order,
+    sign,
+    sub,
+    where,
+)
 from minitorch._ops.pointwise_more import (
     _arr,
     _check_tensor,
@@ -105,28 +117,32 @@ def _scaled(input, factor: float, op: str, name: str) -> Tensor:
 class Copysign(Function):
     """out = |a| with b's sign;  grad_a = grad * (out / a, 0 where a = 0),  grad_b = 0"""
 
-    # grad_fn._saved_self (None unless a's gradient is computed) and _saved_result, as torch's;
-    # b, which the backward reads (it recomputes out, and shapes b's zeros), is not shown
-    _saved_names = ("self", "other", "result")
-    _saved_shown = {name: ("self", "result") for name in ("CopysignBackward0", "CopysignBackward1")}
+    # grad_fn._saved_self (None unless a's gradient is computed) and _saved_result, as torch's:
+    # b is not saved (changing it in place afterwards is no error), but its shape and dtype, for
+    # its zeros; out has b's signs, which the backward's recomputation of out takes from it
+    _saved_names = ("self", "result")
 
     @staticmethod
     def forward(ctx, a, b):
         out = _arr(ctx.xp, ctx.xp.copysign(a._data, b._data))
-        ctx.save_for_backward(a if ctx.needs_input_grad[0] else None, b, out)
+        ctx.save_for_backward(a if ctx.needs_input_grad[0] else None, out)
+        if ctx.needs_input_grad[1]:
+            ctx.other_like = (b._data.shape, b._data.dtype, b._device)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, _ = ctx._stored_tensors
+        a, out = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
             # torch's ratio out / a: +-1, but NaN at a = +-inf or NaN, and it is masked to 0 at
-            # a = 0 before the multiply, so a NaN upstream gradient stays NaN there
-            ratio = where(a == 0, 0.0, Copysign.apply(a, b) / a)
+            # a = 0 before the multiply, so a NaN upstream gradient stays NaN there; out is
+            # recomputed from a (its derivative in a double backward)
+            ratio = where(a == 0, 0.0, Copysign.apply(a, out.detach()) / a)
             ga = grad * ratio
-        if ctx.needs_input_grad[1]:
-            gb = zeros_of(b)  # torch's zeros_like(other): 0 even where grad is NaN
+        if ctx.needs_input_grad[1]:  # torch's zeros_like(other): 0 even where grad is NaN
+            shape, dtype, device = ctx.other_like
+            gb = _make(device.backend.xp.zeros(shape, dtype), device, False, None)
         return ga, gb
 
 
@@ -214,7 +230,8 @@ def ldexp(input, other, *, out=None):
     if isinstance(out, Tensor) and not out.dtype.is_floating_point:
         raise _ldexp_cast_error(out)
     if other.dtype is _dtype.bool and input.dtype.is_floating_point:  # torch's kernels: an
-        raise _not_implemented("ldexp_cpu_exp", other.dtype)  # integer/bool input multiplies
+        # integer/bool input multiplies (the shapes first: NOTE [ Shapes before dtypes ])
+        raise_in_order((input, other), _not_implemented("ldexp_cpu_exp", other.dtype))
     a, b, dt = promote_float(input, other, "ldexp")
     _, other = same_device(a, other, "ldexp")
     if not other.dtype.is_floating_point:
@@ -353,8 +370,9 @@ def _integral(input, other, op: str):
     _check_tensor(input, op)
     _check_tensor(other, op, "other", 2)
     a, b, dt = promote(input, other, op)
-    if dt.is_floating_point or dt is _dtype.bool:
-        raise _not_implemented(f"{op}_cpu", dt)
+    if dt.is_floating_point or dt is _dtype.bool:  # NOTE [ Shapes before dtypes ] (the op's
+        # out=, read from its frame: gcd's and lcm's success paths pass none here)
+        raise_in_order((a, b), _not_implemented(f"{op}_cpu", dt), dt, callers_out())
     return a, b, dt
 
 
@@ -492,7 +510,7 @@ def nextafter(input, other, *, out=None):
     _check_tensor(other, "nextafter", "other", 2)
     a, b, dt = promote(input, other, "nextafter")
     if not dt.is_floating_point:  # (torch reports mismatched shapes first)
-        _raise_broadcast_error(None, (a, b), _not_implemented("nextafter_cpu", dt))
+        raise_in_order((a, b), _not_implemented("nextafter_cpu", dt), dt, out)
     return _out(Nextafter.apply(a, b), out)
 
 

@@ -18,7 +18,7 @@ from minitorch._ops._common import (
     quiet,
     scalar_like,
 )
-from minitorch._ops.pointwise import _out, abs, exp, log, where
+from minitorch._ops.pointwise import _out, abs, callers_out, exp, log, raise_in_order, where
 from minitorch._ops.pointwise_more import (
     _arr,
     _check_tensor,
@@ -31,7 +31,6 @@ from minitorch._ops.pointwise_more import (
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import (
     Function,
-    _raise_broadcast_error,
     computes_input_grad,
     name_node,
 )
@@ -645,8 +644,9 @@ def _igamma_args(input, other, op: str):
     _check_tensor(input, op)
     _check_tensor(other, op, "other", 2)
     a, b, dt = promote(input, other, op)
-    if not dt.is_floating_point:  # bad shapes are torch's error before the dtype
-        _raise_broadcast_error(None, (input, other), _not_implemented(f"{op}_cpu", dt))
+    if not dt.is_floating_point:  # shapes, then out=, before the dtype (NOTE [ Shapes before
+        # dtypes ]; igamma's out=, read from its frame: its success path passes none here)
+        raise_in_order((input, other), _not_implemented(f"{op}_cpu", dt), dt, callers_out())
     # promote leaves a bool operand uncast, and the kernel's result takes the first's dtype
     return cast(a, dt), cast(b, dt)
 
