@@ -643,6 +643,9 @@ class AdaptiveAvg(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # (AdaptiveAvg pools only to an empty output or from no channel: F's windows take the
+        # others)
+        check_grad_nonempty(grad._data.shape, f"adaptive_avg_pool{len(ctx.mats)}d")
         (x,) = ctx._stored_tensors
         return AdaptiveAvgGrad.apply(grad, x, mats=ctx.mats)
 
@@ -663,6 +666,26 @@ class AdaptiveAvgGrad(Function):
         needs = ctx.needs_input_grad
         g_a = AdaptiveAvg.apply(grad, mats=ctx.mats) if needs[0] else None
         return g_a, (zeros_of(x) if needs[1] else None)
+
+
+def empty_grad_message(shape, op: str) -> str | None:
+    """torch's adaptive pools' backward kernels refuse a gradient with an empty dim after the
+    first (an output size of 0, or no channel): their message, None where they accept it."""
+    for d in range(1, len(shape)):
+        if shape[d] == 0:
+            return (
+                f"{op}_backward(): Expected grad_output to have non-zero size for non-batch "
+                f"dimensions, but grad_output has sizes {list(shape)} with dimension {d} "
+                "being empty"
+            )
+    return None
+
+
+def check_grad_nonempty(shape, op: str) -> None:
+    """Raises empty_grad_message's refusal, if any."""
+    message = empty_grad_message(shape, op)
+    if message is not None:
+        raise RuntimeError(message)
 
 
 MAX_POOLS = {2: MaxPool2D, 3: MaxPool3D}

@@ -454,6 +454,10 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
                 _text_padding_bias(x, weight, bias, geom)
             raise RuntimeError("non-positive dilation is not supported")
         _check_kernel(weight, n, dilation, listed=True)  # before the dtypes; none for no input
+        if x.dtype in _NO_TRANSPOSED_KERNEL:  # torch's dilated kernel: floats and int64 only
+            raise NotImplementedError(
+                f"\"slow_conv_dilated<>\" not implemented for '{_short(x.dtype)}'"
+            )
     if x.shape[0] and x.shape[1]:
         geom = (stride, dilation, groups)
         _check_dtypes(x, weight, None if text else bias, n, transposed=False, geom=geom)

@@ -578,8 +578,7 @@ def interpolate(
     if align_corners.__class__ is not bool and (mode in _LINEAR_RANK or mode == "bicubic"):
         passed = (size, scale_factor) if not recompute_scale_factor else (list(sizes), None)
         raise _align_corners_error(input, n, mode, antialias, *passed, align_corners)
-    if mode == "area":
-        _check_kernel_dtype(input, n, mode, antialias)
+    if mode == "area":  # (the adaptive pool checks the dtype: a mean's words for one position)
         return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
     if any(s <= 0 for s in sizes) or 0 in have:
         names = ("D", "H", "W")[3 - n :]

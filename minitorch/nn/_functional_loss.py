@@ -26,6 +26,7 @@ from minitorch._ops.nn_kernels import (
     HalfLossMean,
     HuberLoss,
     MseLoss,
+    RefusedBackward,
     SmoothL1Loss,
     bce_logits_grads_data,
     bce_logits_kernel,
@@ -46,6 +47,7 @@ from minitorch.autograd.function import (
     fast_path,
     scalar_node,
 )
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.autograd.grad_mode import state as _grad_mode
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _reduction
@@ -454,11 +456,30 @@ def huber_loss(
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         input, target = _float_pair(input, target, "huber", like_input=True)
     target = _like_input(target, input)
+    attrs = {"reduction": _ENUM[reduction]["reduction"], "delta": float(delta)}
+    if shown[0]._data.dtype is not shown[1]._data.dtype and _grad_mode.enabled:
+        refused = _huber_refused(shown)
+        if refused is not None:
+            with no_grad():
+                out = reduce_loss(HuberLoss.apply(input, target, delta=delta), reduction)
+            out = RefusedBackward.apply(*shown, result=out._data, message=refused)
+            return as_node(out, "HuberLossBackward0", shown, saved=shown, attrs=attrs)
     # See NOTE [ Regression losses' target gradient ]
     loss = HuberLoss.apply(input, target, delta=delta)
     out = reduce_loss(loss, reduction)
-    attrs = {"reduction": _ENUM[reduction]["reduction"], "delta": float(delta)}
     return as_node(out, "HuberLossBackward0", shown, saved=shown, attrs=attrs)
+
+
+def _huber_refused(shown):
+    """torch's huber_loss_backward takes the input and the target in one dtype: its message
+    for the first gradient it computes (the input's, else the target's), None when neither
+    requires grad."""
+    x, t = shown
+    if not x._requires_grad:
+        if not t._requires_grad:
+            return None
+        x, t = t, x
+    return f"Found dtype {_short(t.dtype)} but expected {_short(x.dtype)}"
 
 
 # --- negative log likelihood and cross entropy ---

@@ -138,16 +138,25 @@ def _check_instance_param_dtypes(input: Tensor, *params) -> None:
 
 
 def _stats_dtype(input: Tensor, weight):
-    """The dtype torch's instance_norm gives the running statistics it hands batch_norm: the
-    weight's, else the input's (so their own dtype never matters)."""
+    """The dtype torch's instance_norm gives the running statistics it hands batch_norm where
+    the running mean has another: the weight's, else the input's."""
     return input.dtype if weight is None else weight.dtype
 
 
-def _check_instance_dtypes(input: Tensor, weight, bias, stats: bool, training) -> None:
+def _check_instance_dtypes(input: Tensor, weight, bias, stats, training) -> None:
     """batch_norm's dtype rule (_check_param_dtypes) on what instance_norm hands it: weight,
-    bias and, when given, running statistics of _stats_dtype."""
-    sdt = _stats_dtype(input, weight) if stats else None
-    dts = [None if t is None else t.dtype for t in (weight, bias)] + [sdt, sdt]
+    bias and, when given, the running statistics (stats: their dtypes), both of _stats_dtype
+    where the running mean has another dtype, else as given (a running variance of another
+    dtype is refused)."""
+    sdt = _stats_dtype(input, weight)
+    if stats is None:
+        mean_dt = var_dt = None
+    else:
+        mean_dt, var_dt = stats
+        if mean_dt is not sdt or var_dt is None:
+            mean_dt = var_dt = sdt
+    bias_dt = None if bias is None else bias.dtype
+    dts = [None if weight is None else weight.dtype, bias_dt, mean_dt, var_dt]
     first = next((d for d in dts if d is not None), None)
     if first is None:
         return
@@ -157,11 +166,13 @@ def _check_instance_dtypes(input: Tensor, weight, bias, stats: bool, training) -
         if input.dtype not in _dtype.HALF_FLOATS:
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
-    if bias is not None and bias.dtype is not input.dtype:  # (the statistics match here)
-        raise RuntimeError(
-            f"expected scalar type {_dtype.scalar_name(input.dtype)} but found "
-            f"{_dtype.scalar_name(bias.dtype)}"
-        )
+    # (the kernel's order: the running statistics before the bias while training)
+    for d in (mean_dt, var_dt, bias_dt) if training else (bias_dt, mean_dt, var_dt):
+        if d is not None and d is not input.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_dtype.scalar_name(input.dtype)} but found "
+                f"{_dtype.scalar_name(d)}"
+            )
 
 
 def _check_momentum(momentum, op: str) -> None:
@@ -476,11 +487,15 @@ def instance_norm(
     ):
         if t is not None and t.numel() * n != n * c:  # torch checks them repeated per sample
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
-    _check_instance_dtypes(input, weight, bias, running_mean is not None, use_input_stats)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )
+    stats = None
+    if running_mean is not None:
+        stats = (running_mean.dtype, None if running_var is None else running_var.dtype)
+    if n * c:  # (no kernel runs for no instance: only the select below can refuse)
+        _check_instance_dtypes(input, weight, bias, stats, use_input_stats)
     if (running_mean is None) is not (running_var is None):
         raise ValueError(_ONE_STAT)
     if n * c == 0 and (weight is not None or bias is not None):

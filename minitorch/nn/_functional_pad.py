@@ -88,9 +88,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             _check_mode_pads(mode, dim, input.shape[dim], left, right, input)
             if input.shape[dim] + left + right < 0:
                 raise RuntimeError("Negative padding value is resulting in an empty dimension")
-    if input.dtype is _dtype.bool and mode != "circular":  # torch's kernels take numbers only
-        kernel = "reflection" if mode == "reflect" else "replication"
-        raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")
     plan = []
     for i, (dim, left, right) in enumerate(pairs):
         size = input.shape[dim]
@@ -102,6 +99,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         plan.append((dim, runs, sum(r[2] for r in runs), left if left >= 0 <= right else None))
     if mode != "circular":
         _check_output_size(mode, input, pairs)
+        if input.dtype is _dtype.bool:  # torch's kernels take numbers only (after the sizes)
+            kernel = "reflection" if mode == "reflect" else "replication"
+            raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")
     name = _PAD_NODES[mode].format(k)
     # torch's reflection/replication backward reads the input: See NOTE [ Zero-gradient edges ]
     keep = mode != "circular" and input.dtype.is_floating_point

@@ -23,7 +23,8 @@ from minitorch._ops._common import (
     zeros_of,
 )
 from minitorch._ops.inplace import check_out, write_out
-from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
+from minitorch._ops.nn_kernels import RefusedBackward
+from minitorch._ops.pool import AdaptiveAvg, avg_pool, empty_grad_message, max_pool
 from minitorch._ops.reduction import MeanDim
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node, saved_value, show_saved
@@ -1020,6 +1021,9 @@ def _global_average(input, n, output_size) -> bool:
 
 def _adaptive_avg_values(input, n, out):
     have = input.shape[input.ndim - n :]
+    if 0 in input._data.shape[1:]:  # no channel: AdaptiveAvg, whose backward refuses (torch's)
+        mats = tuple(_averaging_matrix(L, o, input)._data for L, o in zip(have, out, strict=False))
+        return AdaptiveAvg.apply(input, mats=mats)
     if all(o and L % o == 0 for L, o in zip(have, out, strict=False)):  # o = 0: empty output
         k = tuple(L // o for L, o in zip(have, out, strict=False))
         if n == 1:
@@ -1228,14 +1232,20 @@ def _adaptive_max_values(input, n, output_size, op):
     out = _adaptive_sizes(input, n, output_size, op)
     if not input.dtype.is_floating_point:
         _check_adaptive_dtype(input, n, out, op)
-    if 0 in out:  # an empty output, as torch's
-        shape = (*input.shape[: input.ndim - n], *out)
-        values = input.flatten(input.ndim - n)[..., :0]
+    if 0 in out:  # an empty output, as torch's, whose backward refuses the empty gradient
+        x = input.unsqueeze(-2) if n == 1 else input  # (a 1-d pool: its 2-d run's)
+        shape = (*x.shape[: x.ndim - max(n, 2)], *((1, *out) if n == 1 else out))
+        xp = x._device.backend.xp
+        values = _make(xp.empty(shape, dtype=x._data.dtype), x._device, False, None)
+        if x._requires_grad and _grad_state.enabled:
+            message = empty_grad_message(shape, f"adaptive_max_pool{max(n, 2)}d")
+            values = RefusedBackward.apply(x, result=values._data, message=message)
+        res = (values, zeros(shape, dtype=_dtype.int64, device=input.device))
         if n == 1:  # torch's 2-d pool of (..., 1, L), squeezed: row-major strides, as its own
-            values = values.reshape((*shape[:-1], 1, 0)).squeeze(-2)
-        else:
-            values = values.reshape(shape)
-        return values, zeros(shape, dtype=_dtype.int64, device=input.device)
+            attrs = {"kept_device": x._device, "indices": res[1]}
+            as_node(res, "AdaptiveMaxPool2DBackward0", (x,), saved=(x,), attrs=attrs)
+            res = (name_node(res[0].squeeze(-2), "SqueezeBackward1"), res[1].squeeze(-2))
+        return res
     if n == 3:
         have = input.shape[-3:]
         if all(L % o == 0 for L, o in zip(have, out, strict=False)):

@@ -215,11 +215,15 @@ def linear(
             )
     if addmm and len(shape) == 2:  # torch's one addmm, whatever the bias's shape
         return _ops.addmm(bias, input, weight.t())
+    if addmm:  # torch flattens the batch into rows, one addmm, and views the result back
+        rows = math.prod(shape[:-1])
+        out = _ops.addmm(bias, input.reshape(rows, shape[-1]), weight.t())
+        return out.view(*shape[:-1], w_shape[0])
     out = _ops.matmul(input, weight.t())
     if bias is None:
         return out
     # torch's matmul path adds the bias in place: the product's dtype and shape stay
-    return out + bias if addmm else out.add_(bias)
+    return out.add_(bias)
 
 
 def _recorded_linear(input, weight, bias, x, w, b):
@@ -256,9 +260,15 @@ def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor)
 
 def _runs_addmm(input: Tensor, bias: Tensor) -> bool:
     """Whether torch runs linear with a bias as one addmm: a matrix input, or a contiguous one
-    (a vector as a row, a batch flattened to a matrix) with a vector bias; else it runs matmul
-    and adds the bias in place."""
-    return input._data.ndim == 2 or (bias._data.ndim == 1 and input.is_contiguous())
+    (a vector as a row, a batch flattened to a matrix) with a bias that is a vector or has one
+    size other than 1 ((1, 2), (4, 1, 1): handed to addmm as it is, so a 3-d one fails its
+    expand); else it runs matmul and adds the bias in place (a 0-d bias, (1, 1), (4, 2))."""
+    if input._data.ndim == 2:
+        return True
+    b_shape = bias._data.shape
+    if len(b_shape) != 1 and sum(n != 1 for n in b_shape) != 1:
+        return False
+    return input.is_contiguous()
 
 
 def _check_linear_dtypes(input: Tensor, weight: Tensor, bias: Tensor) -> None:
@@ -270,18 +280,13 @@ def _check_linear_dtypes(input: Tensor, weight: Tensor, bias: Tensor) -> None:
 
 def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """torch's errors for a 0-d operand, and for a vector weight with a bias where torch runs
-    addmm (a 2-d input, a contiguous batched one flattened to 2-d, or a vector as a row with a
-    vector bias); elsewhere matmul and the bias add speak."""
+    addmm (_runs_addmm); elsewhere matmul and the bias add speak."""
     x_dim, w_dim = input._data.ndim, weight._data.ndim
     if x_dim == 0 or w_dim == 0:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are {x_dim}D and {w_dim}D"
         )
-    if (
-        w_dim == 1
-        and bias is not None
-        and (x_dim == 2 or (input.is_contiguous() and (x_dim > 2 or bias._data.ndim == 1)))
-    ):
+    if w_dim == 1 and bias is not None and _runs_addmm(input, bias):
         _check_linear_dtypes(input, weight, bias)  # (addmm's dtype checks come first)
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
 
@@ -331,6 +336,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     if weight.ndim != 3:  # torch's _trilinear
         raise RuntimeError("number of dimensions must match")
+    if 0 in weight.shape[1:]:  # torch's _trilinear reshapes its operands to (-1, in_features)
+        raise RuntimeError(
+            "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified "
+            "dimension size -1 can be any value and is ambiguous"
+        )
     # two contractions, input1 with weight first, as torch's _trilinear (its rounding in float32
     # and under autocast, where each rounds to the autocast dtype)
     partial = _ops.einsum("...i,oij->...oj", input1, weight)

@@ -490,8 +490,12 @@ def test_regression_loss_bool_target(name):
     got = getattr(F, name)(x, mt.tensor([False, True, False]))
     assert got.dtype == mt.float32
     np.testing.assert_allclose(_np(got), want, rtol=1e-6)
-    got.backward()
-    assert x.grad is not None and x.grad.dtype == mt.float32
+    if name == "huber_loss":  # torch's backward kernel takes one dtype (test_s60_functional.py)
+        with pytest.raises(RuntimeError, match="^Found dtype Bool but expected Float$"):
+            got.backward()
+    else:
+        got.backward()
+        assert x.grad is not None and x.grad.dtype == mt.float32
     x64 = mt.tensor([0.5, 0.5], dtype=mt.float64)
     assert getattr(F, name)(x64, mt.tensor([False, True])).dtype == mt.float64
 

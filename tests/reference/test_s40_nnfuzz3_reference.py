@@ -109,11 +109,11 @@ def _run(lib, spec: Spec, sd):
         try:
             lib.autograd.backward(diff, gs)
         except RuntimeError as e:
-            if lib is minitorch:
-                raise
-            # torch refuses some backwards through empty outputs (adaptive pooling to size 0,
-            # pixel_unshuffle of an empty batch) where minitorch gives the zero gradient
-            assert "non-zero size" in str(e) or "pixel_shuffle" in str(e), e
+            # torch refuses some backwards through empty outputs: adaptive pooling to size 0
+            # (minitorch too, tests/test_s60_functional.py: a refusal by minitorch alone fails
+            # _compare's gradient zip), pixel_unshuffle of an empty batch (minitorch gives the
+            # zero gradient)
+            assert "non-zero size" in str(e) or (lib is torch and "pixel_shuffle" in str(e)), e
             return sd, res
         res["gx"] = [None if t.grad is None else t.grad.numpy() for t in _leaves(ins, [])]
         if m is not None:
