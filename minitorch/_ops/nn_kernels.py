@@ -965,21 +965,6 @@ def _clamp_slope(s, d, beta, bound):
     return where(d.abs() < beta, s, c.detach())
 
 
-class RefusedBackward(Function):
-    """out = a result computed outside autograd whose backward torch's kernel refuses (a check
-    that only its backward makes: huber_loss of two dtypes, an adaptive max pool to an empty
-    output); backward raises RuntimeError(message)"""
-
-    @staticmethod
-    def forward(ctx, *inputs, result, message):
-        ctx.message = message
-        return result
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise RuntimeError(ctx.message)
-
-
 class HuberLoss(Function):
     """out = 0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere (d = x - t);
     grad_x = clamp(d, -delta, delta) grad,  grad_t = clamp(t - x, -delta, delta) grad.

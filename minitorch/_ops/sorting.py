@@ -46,7 +46,7 @@ from minitorch._ops.scatter_gather import FLAT_PLAN_MAX, along_dim_plan, flat_al
 from minitorch._ops.shape import sym_int
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import RefusedBackward, name_node
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -1280,7 +1280,7 @@ def bucketize(
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-class NoDerivative(Function):
+class NoDerivative(RefusedBackward):
     """out = a result computed outside autograd (a histogram, a weighted count);  no derivative:
     torch's result still requires grad when an input does, and its backward raises"""
 
@@ -1289,11 +1289,8 @@ class NoDerivative(Function):
     @staticmethod
     def forward(ctx, *inputs, result, op):
         ctx.op = op
+        ctx.message = f"derivative for aten::{op} is not implemented"
         return result
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
 
 
 class NotImplementedDerivative(NoDerivative):

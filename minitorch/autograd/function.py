@@ -2613,3 +2613,18 @@ class InplaceFunction(Function):
 
 
 InplaceFunction._builtin = False  # a base for users' Functions, like Function itself
+
+
+class RefusedBackward(Function):
+    """out = a result computed outside autograd whose backward torch's kernel refuses (a check
+    that only its backward makes: huber_loss of two dtypes, an adaptive max pool to an empty
+    output); backward raises RuntimeError(message)"""
+
+    @staticmethod
+    def forward(ctx, *inputs, result, message):
+        ctx.message = message
+        return result
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.message)

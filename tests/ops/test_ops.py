@@ -444,8 +444,6 @@ ALLOWLIST: dict[str, str] = {
     # since NOTE [ Adaptive average windows ], the averaging matrices serve empty outputs only
     # (tests/nn/test_sweep6_functional.py::test_adaptive_pools_zero_channels)
     "pool.AdaptiveAvgGrad": "adaptive_avg_pool's empty outputs only: AdaptiveAvg's adjoint",
-    "nn_kernels.RefusedBackward": "huber_loss of two dtypes, an adaptive max pool to an empty "
-    "output: records only so backward can raise (tests/test_s60_functional.py)",
     # inside cdist's composite node (CdistBackward0); row cdist_pinf runs it
     "distance.LinfDistance": "folded into cdist's composite node",
     # p=1 (rows cdist_p1_broadcast; gradients and double backward:
