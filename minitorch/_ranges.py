@@ -11,6 +11,7 @@ from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._backend import cpu, default_device
 from minitorch._factories import (
+    _INT64_END,
     _alloc_error,
     _as_int,
     _build,
@@ -522,12 +523,14 @@ def arange(
 # 2.0**63 passes and wraps to -2**63), then counts the elements in int64 arithmetic, which
 # wraps: (end - start + step - sign(step)) / step. So arange(-2**62, 2**62, 2**61) overflows to
 # a negative count ("invalid size") and arange(-2**63, 2**63 - 1, 2**62) to an empty tensor.
-_INT64_END = 1 << 63
 
 
 def _wrap64(x: int) -> int:
     """x wrapped into int64's range, as C's two's-complement arithmetic wraps it."""
-    return (x + _INT64_END) % (1 << 64) - _INT64_END
+    return _dtype.wrap_int(x, _INT64_NP, False)
+
+
+_INT64_NP = np.dtype(np.int64)
 
 
 def _c10_int64(v) -> int:
