@@ -659,12 +659,17 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
             )
         data = strided_view(xp, elements[storage_offset:], size, [s * item for s in stride])
         root = _make(elements, self._device, False, None)
+    old = self._data
     self._data = data
     self._base = None
     self.__dict__.pop("_storage_root", None)
     if root is not None:
         self._storage_root = root
     self._vc[0] += 1
+    if self._grad_fn is not None:  # (no_grad) NOTE [ Outputs reshaped in place ]
+        from minitorch.autograd.function import reshaped_in_place
+
+        reshaped_in_place(self, old.shape, old.dtype)
     return self
 
 

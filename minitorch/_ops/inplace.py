@@ -43,6 +43,7 @@ from minitorch.autograd.function import (
     name_node,
     no_grad_view_message,
     rebase_view_history,
+    reshaped_in_place,
     written_view_history,
 )
 from minitorch.autograd.grad_mode import (
@@ -200,7 +201,7 @@ def _check_autograd_rules(self: Tensor):
     # torch checks how the view was made (custom Function, no_grad) before whether its base is
     # a leaf: a view of a parameter taken under no_grad gets the no_grad message
     mode = None if base is None else self.__dict__.get("_no_grad_view")
-    if mode:
+    if mode and self._requires_grad:  # (not once its base stopped requiring grad)
         # See NOTE [ Views and grad mode ] in minitorch/autograd/function.py
         if self._view_chain and _in_custom_function(self):  # made in a custom forward
             raise RuntimeError(
@@ -250,9 +251,12 @@ def _check_no_grad_view(view: Tensor):
     has not registered (views taken with grad mode on are: NOTE [ Views and grad mode ]), so it
     is told here, on the rare path, rather than marked at every view op under no_grad."""
     base = view._base
+    if base._grad_fn is not None:
+        return
+    mode = view.__dict__.get("_no_grad_view")  # (one taken of a base that required grad)
     views = base.__dict__.get("_grad_views")  # (weak references: GradViews)
-    if base._grad_fn is None and not any(r() is view for r in views or ()):
-        raise RuntimeError(no_grad_view_message(True, "is being modified inplace"))
+    if mode or not any(r() is view for r in views or ()):
+        raise RuntimeError(no_grad_view_message(mode or True, "is being modified inplace"))
 
 
 def _check_result(self: Tensor, r: Tensor, op: str, others=()):
@@ -661,6 +665,7 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
     _check_leaf(self, "set_shape_", writes=False)
     if state.enabled and self._requires_grad and self._view_chain and _in_custom_function(self):
         _custom_view_error(self, "is being modified inplace")  # as torch: its node would change
+    old = self._data
     self._data = viewed._data
     self._vc[0] += 1
     if self._base is not None:
@@ -670,6 +675,8 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
         # regenerated from the base on next use.
         self._view_chain = viewed._view_chain
         self._view_version = self._vc[0] if viewed._grad_fn is not None else -1
+    elif viewed._grad_fn is None and self._grad_fn is not None:  # not recorded (no_grad)
+        reshaped_in_place(self, old.shape, old.dtype)
     if viewed._grad_fn is not None:
         self._grad_fn = viewed._grad_fn
         self._output_nr = viewed._output_nr  # an unbind/split output was not output 0

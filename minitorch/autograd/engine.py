@@ -515,7 +515,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     buffers = {}
     root_nodes = []
     leaf_root = False
-    for t, g in zip(roots, root_grads, strict=True):
+    for i, (t, g) in enumerate(zip(roots, root_grads, strict=True)):
         try:
             node, nr = _edge(t)
         except AttributeError:  # autograd.grad's outputs may be GradientEdges (a rare case:
@@ -526,7 +526,10 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             root_nodes.append(node)
             if node._prio == ACC_PRIO:
                 leaf_root = True
-        _put(buffers, node, nr, g, _operator.add)
+        try:
+            _put(buffers, node, nr, g, _operator.add)
+        except _Misfit as misfit:  # (torch's root check names no node)
+            raise misfit.named(None, i) from None
     # the common node's path (NOTE [ Data-level backward ])
     data = DATA_BACKWARD and not create_graph and not state.anomaly
     keep = None  # the nodes run, when their freeing waits for the samples' loop
@@ -784,6 +787,8 @@ def _walk_data(roots, buffers, retain_graph, accumulate=True):
                 if len(res) == len(nxt):
                     raise
                 _trim(node, res, len(nxt))  # extra Nones pass (their edges were all routed)
+            except _Misfit as misfit:  # NOTE [ Outputs reshaped in place ]
+                raise misfit.named(node, nxt.index(e)) from None
             if not retain_graph:
                 if node._saved.__class__ is tuple:
                     node._saved = _FREED  # NOTE [ Kept saved values ]
@@ -1132,7 +1137,10 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
             data = g._data
             if (data.shape, data.dtype) != m:
                 g = _conform(g, m, node, i)
-            _put(buffers, child, nr, g, _sum_grads)
+            try:
+                _put(buffers, child, nr, g, _sum_grads)
+            except _Misfit as misfit:  # NOTE [ Outputs reshaped in place ]
+                raise misfit.named(node, i) from None
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
@@ -1300,7 +1308,10 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
                         r = node._out_device.backend.xp.asarray(r)
                 buffers[child] = r
             else:  # a node that takes Tensors, or has more outputs (a list of Tensors)
-                _put(buffers, child, e[1], _make(r, node._out_device, False, None), _sum_grads)
+                try:
+                    _put(buffers, child, e[1], _make(r, node._out_device, False, None), _sum_grads)
+                except _Misfit as misfit:  # NOTE [ Outputs reshaped in place ]
+                    raise misfit.named(node, nxt.index(e)) from None
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
@@ -1312,6 +1323,8 @@ def _put(buffers, node, nr, g, add):
     """Stores the gradient g of node's output nr. A one-output node's buffer is its gradient
     itself (no list to make and index on the common path), a node with more outputs has a list
     with a slot per output; a second gradient for a slot is summed with `add`."""
+    if node._out_fixed is not None:  # NOTE [ Outputs reshaped in place ]
+        g = _refit(node._out_fixed, nr, g)
     if node._n_out == 1:
         old = buffers.get(node)
         buffers[node] = g if old is None else add(old, g)
@@ -1320,6 +1333,54 @@ def _put(buffers, node, nr, g, add):
         if buf is None:
             buf = buffers[node] = [None] * node._n_out
         buf[nr] = g if buf[nr] is None else add(buf[nr], g)
+
+
+# NOTE [ Outputs reshaped in place ]
+# A tensor that a recorded op made can change its shape or dtype without a record: under
+# no_grad, squeeze_/unsqueeze_/t_/transpose_/as_strided_, set_ and `.data =` keep its grad_fn.
+# The ops that take it afterwards record its new shape, so the gradients they send to its
+# node have that shape, while the node's backward works on the shape its op made (a cumsum's
+# reversal along dim 1 of a gradient with a new leading dim would run along the wrong dim,
+# silently). torch's engine checks every gradient it passes against the shape and dtype the
+# receiving node's output had when made, sums a gradient that broadcasting can explain back
+# to it and refuses any other, naming the sender. Here the node alone pays: the change
+# records the node's output's original (shape, dtype) in `_out_fixed` (nr -> meta) and sends
+# its gradients through _put (`_takes_arrays` off), which refits them; the sender is named by
+# its caller, which catches _Misfit. Gradients of the ops recorded before the change already
+# have the shape. A view's grad_fn is made again from its base after such a change (see
+# set_shape_), and a leaf's accumulator takes what comes, so neither is marked.
+# tests/test_s61_reshaped.py.
+
+
+class _Misfit(Exception):
+    """A gradient that no sum over broadcast dims fits to its node's output (_refit)."""
+
+    def named(self, node, i) -> RuntimeError:
+        """torch's error, naming the node that sent the gradient (None: a root's)."""
+        got, shape = self.args
+        prefix = "" if node is None else f"Function {type(node).__name__} returned an "
+        return RuntimeError(
+            f"{prefix}invalid gradient at index {i} - got {list(got)} but expected shape "
+            f"compatible with {list(shape)}"
+        )
+
+
+def _refit(fixed, nr, g):
+    """g, a gradient of a node's output nr, summed over broadcast dims to the shape and cast to
+    the dtype the output had when made (NOTE [ Outputs reshaped in place ]); _Misfit where
+    broadcasting cannot explain its shape."""
+    meta = fixed.get(nr)
+    if meta is None or g is None:
+        return g
+    data = g._data
+    if (data.shape, data.dtype) == meta:
+        return g
+    shape = meta[0]
+    gshape = data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:], strict=True)):
+        raise _Misfit(gshape, shape)
+    return _conform(g, meta, None, 0)
 
 
 def _take(buffers, node):

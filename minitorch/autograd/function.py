@@ -107,6 +107,7 @@ class Node:
     # result of an in-place op on a view ] in minitorch/_ops/inplace.py)
     _shown = None  # the positions of the edges next_functions lists; None: all
     _watched = ()  # index tensors its backward reads (NOTE [ Watched index tensors ])
+    _out_fixed = None  # NOTE [ Outputs reshaped in place ] in minitorch/autograd/engine.py
     requires_grad = True  # torch's Node.requires_grad: a node in a graph always does
 
     def __init__(self):
@@ -307,6 +308,21 @@ class Node:
             self._pre_hooks = {}
             self._hooked = True
         return _Handle(self._pre_hooks.setdefault(None, {}), fn)
+
+
+def reshaped_in_place(t: Tensor, shape, dtype) -> None:
+    """t, made by a recorded op, changes from (shape, dtype) without a record (NOTE [ Outputs
+    reshaped in place ] in minitorch/autograd/engine.py): its node refits the gradients it is
+    sent to what its op made."""
+    node = t._grad_fn
+    if node is None or isinstance(node, AccumulateGrad) or (shape, dtype) == (
+        t._data.shape,
+        t._data.dtype,
+    ):
+        return
+    fixed = node.__dict__.setdefault("_out_fixed", {})
+    fixed.setdefault(t._output_nr, (shape, dtype))  # (a second change keeps the first shape)
+    node._takes_arrays = False
 
 
 def _one_arg(node, method: str, args: tuple, kwargs: dict):
@@ -2010,12 +2026,7 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
     # See NOTE [ Views and grad mode ]
     if not base._requires_grad:
         if state.enabled:
-            views = base.__dict__.get("_grad_views")
-            if views is None:
-                views = base.__dict__["_grad_views"] = GradViews()
-            views.append(_weak_ref(out))
-            if len(views) >= views.limit:
-                views.prune()
+            _register_view(base, out)
     elif not state.enabled:
         # the mode is named in torch's errors: NOTE [ Views and grad mode ]
         out._no_grad_view = "inference" if state.inference else True
@@ -2023,6 +2034,18 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
         out._requires_grad = True
         out._view_version = vc[0]  # stale once the base changes after now, whatever a view
         # it was taken of missed before (its history is not replayed: it has none)
+        if base._grad_fn is None:  # a leaf's: it stops requiring grad with it
+            _register_view(base, out)
+
+
+def _register_view(base: Tensor, view: Tensor) -> None:
+    """view follows base's requires_grad from now on (NOTE [ Views and grad mode ])."""
+    views = base.__dict__.get("_grad_views")
+    if views is None:
+        views = base.__dict__["_grad_views"] = GradViews()
+    views.append(_weak_ref(view))
+    if len(views) >= views.limit:
+        views.prune()
 
 
 # NOTE [ Views and grad mode ]
@@ -2031,8 +2054,10 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
 #   requires grad too and regenerates its grad_fn from the base (_base_gained_history).
 # - A view taken under no_grad of a base that requires grad is, as in torch, a leaf that requires
 #   grad (it inherits its base's flag) but has no gradient edge: ops on it record nodes, whose
-#   gradient for it is dropped (_no_grad_view_sink): neither it nor its base gets one.
-#   requires_grad_(False) leaves it requiring grad, as in torch. Modifying it in place with grad
+#   gradient for it is dropped (_no_grad_view_sink): neither it nor its base gets one. A leaf
+#   base registers it: it stops (and starts again) requiring grad with its base, as torch's
+#   view reads its base's flag. Its own requires_grad_(False) leaves it requiring grad, as in
+#   torch. Modifying it in place with grad
 #   mode on is refused, as in torch, since the base's gradient could not see the change (see
 #   _check_leaf in minitorch/_ops/inplace.py); so is its use with grad mode on (an op recording
 #   it, a look at its grad_fn) once its base changed in place, in any mode. torch's messages name
@@ -2090,7 +2115,9 @@ def _views_follow_base(base: Tensor, value: bool):
             continue
         if value and not v._requires_grad:
             v._requires_grad = True
-            if v._view_version != v._vc[0] or v.__dict__.pop("_view_lags", False):
+            if "_no_grad_view" in v.__dict__:  # (no edge to regenerate: it stays a leaf)
+                v._rg_inherited = True
+            elif v._view_version != v._vc[0] or v.__dict__.pop("_view_lags", False):
                 # changed in place since it was taken: torch replays it on its base now
                 v._view_version = -1
             else:
