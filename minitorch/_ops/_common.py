@@ -542,6 +542,39 @@ def _check_uint64_scalar(a: Tensor, b: int) -> None:
         raise _dtype.scalar_int_overflow(b)
     if a._data.dtype.kind == "b":
         raise _dtype.promotion_error(_dtype.bool, _dtype.uint64)
+
+
+def uint64_bounds(a: Tensor, lo, hi) -> None:
+    """clamp's number bounds where one is an int in [2**63, 2**64), which torch reads as a
+    uint64 number: for a tensor that is not floating, torch promotes the bounds among themselves
+    first (0 and 2**64 - 1: Long and UInt64, refused; a float bound takes a uint64 one), then
+    with a bool tensor (refused; an integer tensor keeps its dtype and the bound's conversion
+    overflows)."""
+    for b in (lo, hi):  # (the parser's OverflowError for either bound comes first)
+        if b.__class__ is int and not -(1 << 63) <= b < 1 << 64:
+            raise _dtype.scalar_int_overflow(b)
+    if a._data.dtype.kind in "fc":  # a floating tensor's result type is its own: no promotion
+        return
+    kinds = []
+    for b in (lo, hi):
+        if b is None:
+            continue
+        if b.__class__ is bool:
+            kinds.append(_dtype.bool)
+        elif isinstance(b, int):
+            kinds.append(_dtype.uint64 if b >= 1 << 63 else _dtype.int64)
+        else:
+            kinds.append(_dtype.float64)
+    have = kinds[0]
+    for k in kinds[1:]:
+        if (have is _dtype.uint64) is not (k is _dtype.uint64):
+            if have.is_floating_point or k.is_floating_point:
+                return  # the bounds promote to a float: no uint64 is left
+            raise _dtype.promotion_error(have, k)
+    if a._data.dtype.kind == "b":
+        raise _dtype.promotion_error(_dtype.bool, _dtype.uint64)
+
+
 _NUMBERS = (int, float, bool)
 
 

@@ -25,6 +25,7 @@ from minitorch._ops._common import (
     number,
     scalar_like,
     type_name,
+    uint64_bounds,
     wrap_int,
     wrong_type,
     zero_of,
@@ -1252,6 +1253,9 @@ def _number_bounds_cast(self, bounds) -> None:
         for b in bounds:
             if b.__class__ is int and not _dtype.SCALAR_INT_MIN <= b < _dtype.SCALAR_INT_END:
                 return  # (its OverflowError comes first: NOTE [ Ints beyond a Scalar ])
+        if any(b.__class__ is int and b >= 1 << 63 for b in bounds):
+            uint64_bounds(self, *bounds)  # (torch's promotion of a uint64 number first)
+        for b in bounds:
             if b is not None:
                 dt = _dtype.scalar_dtype(dt, number(b))
     except TypeError:  # a bound of no type clamp takes: its own error

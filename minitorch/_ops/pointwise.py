@@ -31,6 +31,7 @@ from minitorch._ops._common import (
     same_device,
     scalar_like,
     type_name,
+    uint64_bounds,
     weak_scalar,
     wrap_int,
     wrapped_big_ints,
@@ -2428,6 +2429,8 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
                 # in torch before the other bound is converted: clamp(half, 1e300, nan) is NaN
                 if bnd.__class__ is int and not -(1 << 63) <= bnd < 1 << 64:
                     raise _dtype.scalar_int_overflow(bnd)  # NOTE [ Ints beyond a Scalar ]
+                if bnd.__class__ is int and bnd >= 1 << 63:
+                    uint64_bounds(input, min, max)  # (torch reads it as a uint64 number)
                 if not any(b.__class__ is float and b != b for b in (min, max)):
                     _check_float_bound(bnd, dt)
     if not dt.is_floating_point:
