@@ -698,11 +698,13 @@ class Tensor(TensorMethods):
             )
         root = _storage_root(value)  # self takes value's storage, offset included
         root = None if root is value else _make(root._data, value._device, False, None)
-        if self._grad_fn is not None:  # NOTE [ Outputs reshaped in place ]
-            from minitorch.autograd.function import reshaped_in_place
+        if self._grad_fn is not None or self._grad_acc is not None:
+            from minitorch.autograd.function import reshaped_in_place  # NOTE [ Outputs
+            # reshaped in place ] in minitorch/autograd/engine.py
 
             old, self._data = self._data, value._data
-            reshaped_in_place(self, old.shape, old.dtype)
+            device, self._device = self._device, value._device
+            reshaped_in_place(self, old.shape, old.dtype, device)
         self._data = value._data
         self._device = value._device
         self.__dict__.pop("_storage_root", None)

@@ -666,7 +666,7 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
     if root is not None:
         self._storage_root = root
     self._vc[0] += 1
-    if self._grad_fn is not None:  # (no_grad) NOTE [ Outputs reshaped in place ]
+    if (self._grad_fn or self._grad_acc) is not None:  # NOTE [ Outputs reshaped in place ]
         from minitorch.autograd.function import reshaped_in_place
 
         reshaped_in_place(self, old.shape, old.dtype)

@@ -166,3 +166,53 @@ def test_a_recorded_change_and_a_view_are_not_marked():
     with torch.no_grad():
         v.unsqueeze_(0)
     assert base.grad_fn._out_fixed is None
+
+
+def _leaf():
+    return torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+
+
+def test_a_leaf_whose_accumulator_a_graph_holds_gets_gradients_of_its_old_shape():
+    b = _leaf()
+    kept = b.sigmoid()  # a live graph holds b's accumulator, made for shape (3,)
+    b.data = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64)
+    b.pow(2).sum().backward()
+    # 2 * b summed over the new leading dim to (3,), then copied into b's shape (2, 3)
+    assert b.grad.shape == (2, 3)
+    assert b.grad.tolist() == [[10.0, 14.0, 18.0], [10.0, 14.0, 18.0]]
+    del kept
+
+
+def test_a_leaf_whose_accumulator_no_graph_holds_gets_a_new_one():
+    b = _leaf()
+    b.sigmoid().sum().backward()  # the graph is gone after the line
+    b.grad = None
+    b.data = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64)
+    b.pow(2).sum().backward()
+    assert b.grad.tolist() == [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]]
+
+
+def test_a_leaf_reshaped_under_no_grad_and_one_that_cannot_broadcast():
+    b = _leaf()
+    t1 = b * 2
+    with torch.no_grad():
+        b.unsqueeze_(0)
+    (t1.sum() + b.sum()).backward()
+    assert b.grad.shape == (1, 3) and b.grad.tolist() == [[3.0, 3.0, 3.0]]
+    b = _leaf()
+    t1 = b * 2
+    b.data = torch.ones(2, 2, dtype=torch.float64)
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Function SumBackward0 returned an invalid gradient at index 0 - got \[2, 2\]",
+    ):
+        (t1.sum() + b.sum()).backward()
+
+
+def test_a_leaf_that_changes_dtype_gets_a_new_accumulator():
+    b = _leaf()
+    t1 = b * 2
+    b.data = b.data.float()
+    (b * 3).sum().backward()
+    assert b.grad.dtype == torch.float32 and b.grad.tolist() == [3.0, 3.0, 3.0]
+    del t1

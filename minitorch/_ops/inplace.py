@@ -676,7 +676,7 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
         # regenerated from the base on next use.
         self._view_chain = viewed._view_chain
         self._view_version = self._vc[0] if viewed._grad_fn is not None else -1
-    elif viewed._grad_fn is None and self._grad_fn is not None:  # not recorded (no_grad)
+    elif viewed._grad_fn is None and (self._grad_fn or self._grad_acc) is not None:  # no_grad
         reshaped_in_place(self, old.shape, old.dtype)
     if viewed._grad_fn is not None:
         self._grad_fn = viewed._grad_fn

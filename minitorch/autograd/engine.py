@@ -1782,9 +1782,19 @@ def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
     """leaf.grad = g, or leaf.grad += g (in its memory where it can be)."""
     old = leaf._grad
     if old is None:
+        if g._data.shape != leaf._data.shape:  # NOTE [ Outputs reshaped in place ]: as torch,
+            g = _broadcast_to_leaf(g, leaf)  # copied into the leaf's shape where it broadcasts
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
     elif create_graph or not _add_into(old, g._data):  # in place otherwise, as torch (even into
         leaf._grad = old + g  # a .grad a create_graph backward left in the graph)
+
+
+def _broadcast_to_leaf(g: Tensor, leaf: Tensor) -> Tensor:
+    """A gradient of the shape a leaf had when its accumulator was made, copied into a new
+    tensor of the leaf's shape now (differentiably under create_graph)."""
+    from minitorch._factories import empty
+
+    return empty(leaf._data.shape, dtype=g.dtype, device=g._device).copy_(g)
 
 
 def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:

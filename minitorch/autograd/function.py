@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 import threading
 import warnings
 import weakref
@@ -310,19 +311,47 @@ class Node:
         return _Handle(self._pre_hooks.setdefault(None, {}), fn)
 
 
-def reshaped_in_place(t: Tensor, shape, dtype) -> None:
-    """t, made by a recorded op, changes from (shape, dtype) without a record (NOTE [ Outputs
-    reshaped in place ] in minitorch/autograd/engine.py): its node refits the gradients it is
-    sent to what its op made."""
-    node = t._grad_fn
-    if node is None or isinstance(node, AccumulateGrad) or (shape, dtype) == (
-        t._data.shape,
-        t._data.dtype,
-    ):
+def reshaped_in_place(t: Tensor, shape, dtype, device=None) -> None:
+    """t changes from (shape, dtype) (and `device`, when given) without a record (NOTE
+    [ Outputs reshaped in place ] in minitorch/autograd/engine.py): the node that made it, or a
+    leaf's accumulator that a graph holds, refits the gradients it is sent to what it had; a
+    leaf's accumulator that no graph holds is dropped, as torch's expires, for one of the new
+    shape, and so is one whose leaf changes dtype or device (torch's set_data resets it)."""
+    if (shape, dtype) == (t._data.shape, t._data.dtype) and device in (None, t._device):
         return
+    node = t._grad_fn
+    if node is None:
+        if t._grad_acc is None or not t._requires_grad:
+            return
+        if (
+            dtype != t._data.dtype
+            or device not in (None, t._device)
+            or _refs_of_accumulator(t) <= _ACCUMULATOR_ALONE
+        ):
+            t._grad_acc = None
+            return
+        node = t._grad_acc
+        if node.__class__ is AccumulateGrad:
+            _make_hooked(node)  # (its backward is the rare path, which broadcasts to the leaf)
     fixed = node.__dict__.setdefault("_out_fixed", {})
     fixed.setdefault(t._output_nr, (shape, dtype))  # (a second change keeps the first shape)
     node._takes_arrays = False
+
+
+def _refs_of_accumulator(t) -> int:
+    """The references to t's accumulator: t's own, the edges of the nodes that take it, this
+    function's."""
+    return sys.getrefcount(t._grad_acc)
+
+
+class _Holder:
+    _grad_acc = None
+
+
+_holder = _Holder()
+_holder._grad_acc = object()
+_ACCUMULATOR_ALONE = _refs_of_accumulator(_holder)  # (its holder's reference only)
+del _holder
 
 
 def _one_arg(node, method: str, args: tuple, kwargs: dict):

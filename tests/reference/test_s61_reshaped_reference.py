@@ -83,3 +83,69 @@ def _root_and_data(lib, case):
 @pytest.mark.parametrize("case", ["data", "root", "create_graph"])
 def test_roots_data_and_double_backward_match_torch(case):
     assert _root_and_data(minitorch, case) == _root_and_data(torch, case)
+
+
+def _leaf_case(lib, case):
+    b = lib.tensor([0.3, -1.1, 0.7], dtype=lib.float64, requires_grad=True)
+    wide = lib.tensor([[0.5, -1.25, 2.0], [1.5, -0.75, 0.25]], dtype=lib.float64)
+    try:
+        if case == "data_live":
+            kept = b.sigmoid()
+            b.data = wide
+            b.pow(3).mean().backward()
+            del kept
+        elif case == "data_dead":
+            b.sigmoid().sum().backward()
+            b.grad = None
+            b.data = wide
+            b.pow(3).mean().backward()
+        elif case == "unsqueeze_inference":
+            s = lib.tensor(1.7, dtype=lib.float64, requires_grad=True)
+            t = lib.where(s > 0, s, b.exp())
+            with lib.inference_mode():
+                b.unsqueeze_(0)
+            t.backward(lib.ones_like(t))
+        elif case == "split_output":
+            t = b.split(1, 0)[-1]
+            b.data = lib.ones(2, 1, 3, dtype=lib.float64)
+            t.exp().sum().backward()
+        elif case == "grad_of_leaf":
+            kept = b * 2
+            b.data = wide
+            (g,) = lib.autograd.grad(b.exp().sum(), b)
+            return g.tolist()
+        elif case == "create_graph":
+            t = b * 2
+            with lib.no_grad():
+                b.unsqueeze_(0)
+            (g,) = lib.autograd.grad(t.sum() + (b**2).sum(), b, create_graph=True)
+            return g.tolist(), g.requires_grad
+        elif case == "not_broadcastable":
+            t = b * 2
+            b.data = lib.ones(2, 2, dtype=lib.float64)
+            (t.sum() + b.sum()).backward()
+        elif case == "dtype":
+            t = b * 2
+            b.data = b.data.float()
+            (b * 3).sum().backward()
+            del t
+    except RuntimeError as e:
+        return str(e)[:100]
+    return b.grad.tolist(), str(b.grad.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "data_live",
+        "data_dead",
+        "unsqueeze_inference",
+        "split_output",
+        "grad_of_leaf",
+        "create_graph",
+        "not_broadcastable",
+        "dtype",
+    ],
+)
+def test_a_reshaped_leaf_matches_torch(case):
+    assert _leaf_case(minitorch, case) == _leaf_case(torch, case)
