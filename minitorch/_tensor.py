@@ -648,7 +648,13 @@ class Tensor(TensorMethods):
         return t
 
     def detach_(self) -> Tensor:
-        """Takes this tensor out of the graph in place. Mirrors torch.Tensor.detach_."""
+        """Takes this tensor out of the graph in place. Mirrors torch.Tensor.detach_ (which in
+        inference mode leaves the tensor as it is, views too: the mode skips autograd's
+        kernels)."""
+        from minitorch.autograd.grad_mode import state
+
+        if state.inference:
+            return self
         if self._base is not None:
             # torch refuses any view, even one that never had history: the view and its base
             # share autograd metadata, which detaching one alone would leave inconsistent.
@@ -668,6 +674,10 @@ class Tensor(TensorMethods):
         self._grad_fn = None
         self._requires_grad = False
         self.__dict__.pop("_output_nr", None)
+        if self._grad_views is not None:  # (views taken under no_grad follow it)
+            from minitorch.autograd.function import _views_follow_base
+
+            _views_follow_base(self, False)
         return self
 
     @property

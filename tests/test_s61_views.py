@@ -58,3 +58,32 @@ def test_an_inference_mode_view_follows_too():
     a, v, _ = _view(torch.inference_mode)
     a.requires_grad_(False)
     assert not v.requires_grad
+
+
+@pytest.mark.parametrize("nonleaf", [False, True])
+def test_it_stops_requiring_grad_when_its_base_is_detached_in_place(nonleaf):
+    a = torch.ones(2, 3, requires_grad=True)
+    base = a * 2 if nonleaf else a
+    with torch.no_grad():
+        v, u = base[0], base.unbind(1)[2]
+    base.detach_()
+    assert not v.requires_grad and not u.requires_grad and not (v * 2).requires_grad
+
+
+def test_a_view_with_history_keeps_it_when_its_base_is_detached_in_place():
+    base = torch.ones(2, 3, requires_grad=True) * 2
+    v = base[0]
+    base.detach_()
+    assert v.requires_grad and v.grad_fn.name() == "SelectBackward0"
+
+
+def test_detach_in_inference_mode_leaves_the_tensor_as_it_is():
+    a = torch.ones(3, requires_grad=True)
+    y = a * 2
+    v = y[:2]
+    with torch.inference_mode():
+        assert y.detach_() is y and a.detach_() is a
+        v.detach_()  # (not refused for a view either: the mode skips autograd's kernels)
+    assert y.requires_grad and y.grad_fn is not None and a.requires_grad and v.requires_grad
+    (y.sum() + a.sum()).backward()
+    assert a.grad.tolist() == [3.0, 3.0, 3.0]

@@ -2063,8 +2063,7 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
         out._requires_grad = True
         out._view_version = vc[0]  # stale once the base changes after now, whatever a view
         # it was taken of missed before (its history is not replayed: it has none)
-        if base._grad_fn is None:  # a leaf's: it stops requiring grad with it
-            _register_view(base, out)
+        _register_view(base, out)  # it stops requiring grad with its base
 
 
 def _register_view(base: Tensor, view: Tensor) -> None:
@@ -2083,10 +2082,10 @@ def _register_view(base: Tensor, view: Tensor) -> None:
 #   requires grad too and regenerates its grad_fn from the base (_base_gained_history).
 # - A view taken under no_grad of a base that requires grad is, as in torch, a leaf that requires
 #   grad (it inherits its base's flag) but has no gradient edge: ops on it record nodes, whose
-#   gradient for it is dropped (_no_grad_view_sink): neither it nor its base gets one. A leaf
-#   base registers it: it stops (and starts again) requiring grad with its base, as torch's
-#   view reads its base's flag. Its own requires_grad_(False) leaves it requiring grad, as in
-#   torch. Modifying it in place with grad
+#   gradient for it is dropped (_no_grad_view_sink): neither it nor its base gets one. The
+#   base registers it: it stops (and starts again) requiring grad with its base
+#   (requires_grad_, detach_), as torch's view reads its base's flag. Its own
+#   requires_grad_(False) leaves it requiring grad, as in torch. Modifying it in place with grad
 #   mode on is refused, as in torch, since the base's gradient could not see the change (see
 #   _check_leaf in minitorch/_ops/inplace.py); so is its use with grad mode on (an op recording
 #   it, a look at its grad_fn) once its base changed in place, in any mode. torch's messages name

@@ -44,3 +44,25 @@ def _run(lib, mode, step):
 @pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
 def test_a_view_after_its_base_stops_requiring_grad_matches_torch(mode, step):
     assert _run(minitorch, mode, step) == _run(torch, mode, step)
+
+
+def _detached(lib, nonleaf, mode):
+    a = lib.ones(2, 3, requires_grad=True)
+    base = a * 2 if nonleaf else a
+    with getattr(lib, mode)():
+        views = [base[0], base.unbind(1)[2], base.expand(2, 2, 3), base[0][1:]]
+    try:
+        with lib.inference_mode() if mode == "inference_mode" else lib.no_grad():
+            if mode == "inference_mode":
+                base.detach_()
+        if mode != "inference_mode":
+            base.detach_()
+    except RuntimeError as e:
+        return str(e)[:80]
+    return base.requires_grad, [(v.requires_grad, v.is_leaf) for v in views]
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "enable_grad", "inference_mode"])
+@pytest.mark.parametrize("nonleaf", [False, True])
+def test_views_after_their_base_is_detached_in_place_match_torch(nonleaf, mode):
+    assert _detached(minitorch, nonleaf, mode) == _detached(torch, nonleaf, mode)
