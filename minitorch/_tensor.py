@@ -580,9 +580,9 @@ class Tensor(TensorMethods):
         """Keeps .grad for this non-leaf tensor after backward. Mirrors torch.Tensor.retain_grad."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's, made current)
+        if fn is None or self._retains_grad:
             return
-        fn = self.grad_fn
         if fn._retains is None:
             fn._retains = {}
             fn._hooked = True
@@ -596,11 +596,11 @@ class Tensor(TensorMethods):
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         # OrderedDicts, as torch's: _backward_hooks hands out this very storage
-        if self._grad_fn is None:
+        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's, made current)
+        if fn is None:
             if self._hooks is None:
                 self._hooks = OrderedDict()
             return _Handle(self._hooks, hook)
-        fn = self.grad_fn
         if fn._pre_hooks is None:
             fn._pre_hooks = {}
             fn._hooked = True

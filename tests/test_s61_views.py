@@ -87,3 +87,26 @@ def test_detach_in_inference_mode_leaves_the_tensor_as_it_is():
     assert y.requires_grad and y.grad_fn is not None and a.requires_grad and v.requires_grad
     (y.sum() + a.sum()).backward()
     assert a.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def _view_that_gained_history():
+    c = torch.ones(2, 3, dtype=torch.float64)
+    b = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    v = c[0]
+    v.mul_(b)  # v's grad_fn is made when next asked for
+    return c, b, v
+
+
+def test_a_hook_on_a_view_that_gained_history_runs():
+    _, b, v = _view_that_gained_history()
+    v.register_hook(lambda g: g * 100)
+    (v * 5).sum().backward()
+    assert b.grad.tolist() == [500.0, 500.0, 500.0]
+
+
+def test_a_view_that_gained_history_retains_its_grad():
+    _, b, v = _view_that_gained_history()
+    v.retain_grad()
+    (v * 5).sum().backward()
+    assert v.retains_grad and v.grad.tolist() == [5.0, 5.0, 5.0]
+    assert b.grad.tolist() == [5.0, 5.0, 5.0]

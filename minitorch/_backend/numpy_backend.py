@@ -278,6 +278,8 @@ class NumpyBackend(Backend):
         # shape on every backward: an all-zero-strides view of its one element is built directly,
         # without np.broadcast_to's Python-level argument handling (~3x faster).
         if array.ndim == 0:
+            if not shape:  # (a 0-d result repeats nothing: a writable view, as torch's expand)
+                return array.view()
             out = np.ndarray(shape, array.dtype, array, 0, (0,) * len(shape))
             out.flags.writeable = False
             return out

@@ -1117,7 +1117,10 @@ def _fast_fma(self: Tensor, vc: list, x, o, al: float) -> bool:
         # fused_multiply_add's float32 computation in two passes: the exact float64 product,
         # then the sum rounded and written into self (2 kernel launches on a device instead of
         # 4: NOTE [ Fewer kernel launches on a device ])
-        xp.add(xp.multiply(b, al, dtype="float64"), x, out=x, casting="same_kind")
+        try:
+            xp.add(xp.multiply(b, al, dtype="float64"), x, out=x, casting="same_kind")
+        except ValueError:  # a read-only array (an expanded tensor of its own shape): the
+            return False  # general path writes through a writable alias
         vc[0] += 1
         return True
     try:
@@ -1126,7 +1129,10 @@ def _fast_fma(self: Tensor, vc: list, x, o, al: float) -> bool:
         return False
     if fused.shape != x.shape:
         return False  # other does not broadcast into self: the general path's error
-    xp.copyto(x, fused, casting="same_kind")
+    try:
+        xp.copyto(x, fused, casting="same_kind")
+    except ValueError:  # a read-only array, as above
+        return False
     vc[0] += 1
     return True
 
@@ -1170,7 +1176,10 @@ def fast_ternary(self: Tensor, others, kernel) -> bool:
     if out is not x:  # (a kernel may round into self itself: NOTE [ Rounded into self ])
         if out.shape != x.shape:
             return False  # broadcasts self: the general path's error
-        backend.xp.copyto(x, out)
+        try:
+            backend.xp.copyto(x, out)
+        except ValueError:  # a read-only array (a 0-d gradient broadcast from a number): the
+            return False  # general path writes through a writable alias
     vc[0] += 1
     return True
 

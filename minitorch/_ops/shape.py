@@ -1155,7 +1155,8 @@ def _expanded(backend, a: Tensor, shape: tuple):
         if lead:
             strides[:0] = (0,) * lead
         out = _CPU_XP.ndarray(shape, x.dtype, x, 0, strides)
-        out.flags.writeable = False
+        if lead or 0 in strides:  # (x.expand(x.shape) repeats nothing: writable, as torch's)
+            out.flags.writeable = False
         return out
     out = backend.broadcast_to(x, shape)
     if 1 in shape or not out.size:  # NumPy gives size-1 dims and empty arrays 0 strides

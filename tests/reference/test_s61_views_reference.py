@@ -66,3 +66,28 @@ def _detached(lib, nonleaf, mode):
 @pytest.mark.parametrize("nonleaf", [False, True])
 def test_views_after_their_base_is_detached_in_place_match_torch(nonleaf, mode):
     assert _detached(minitorch, nonleaf, mode) == _detached(torch, nonleaf, mode)
+
+
+def _gained(lib, how):
+    c = lib.ones(2, 3, dtype=lib.float64)
+    b = lib.tensor([0.3, -1.1, 0.7], dtype=lib.float64, requires_grad=True)
+    v = c[0]
+    v.mul_(b)
+    if how == "hook":
+        v.register_hook(lambda g: g * 100)
+    elif how == "retain":
+        v.retain_grad()
+    root = (c if how == "hook_base" else v) * 5
+    if how == "hook_base":
+        v.register_hook(lambda g: g * 100)
+    root.sum().backward(inputs=[v] if how == "inputs" else None)
+    return (
+        None if b.grad is None else b.grad.tolist(),
+        v.retains_grad,
+        None if v.grad is None else v.grad.tolist(),
+    )
+
+
+@pytest.mark.parametrize("how", ["hook", "retain", "inputs", "hook_base"])
+def test_a_view_that_gained_history_matches_torch(how):
+    assert _gained(minitorch, how) == _gained(torch, how)
