@@ -51,3 +51,13 @@ def test_an_expand_that_repeats_elements_is_still_refused():
     c = torch.ones(1, 3)
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         c.expand(2, 3).sub_(torch.tensor(0.5), alpha=2)
+
+
+@pytest.mark.parametrize(
+    "view", [lambda g: g.unbind(0)[0], lambda g: g[1], lambda g: g[None][0, 2]]
+)
+def test_a_view_of_a_spread_gradient_writes_its_one_element(view):
+    b = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    (g,) = torch.autograd.grad(b.sum(), [b])  # one element spread over (3,), as torch's expand
+    view(g).mul_(3)
+    assert g.tolist() == [3.0, 3.0, 3.0]

@@ -162,7 +162,8 @@ def writable(t: Tensor):
         return _writable_alias(d) if t._device.type == "cpu" else d
     root = t._base._data
     if not (getattr(root.flags, "writeable", True) and root.flags.c_contiguous):
-        return d
+        # (a view of a spread gradient, whose root is read-only too: over its owner's memory)
+        return _writable_alias(d) if t._device.type == "cpu" else d
     backend = t._device.backend
     start = (backend.data_ptr(d) - backend.data_ptr(root)) // d.itemsize
     return strided_view(backend.xp, root.reshape(-1)[start:], d.shape, d.strides)

@@ -48,3 +48,20 @@ def _on_expand(L, op, how):
 @pytest.mark.parametrize("op", OPS)
 def test_in_place_on_an_expand_matches_torch(op, how):
     assert _on_expand(minitorch, op, how) == _on_expand(torch, op, how)
+
+
+def _on_spread(L, op, how):
+    d = L.ones(2, 3, dtype=L.float64, requires_grad=True)
+    (g,) = L.autograd.grad(d.sum(), [d])
+    t = {"unbind": g.unbind(0)[0][1], "select": g[1, 2], "mT": g.mT[0, 0]}[how]
+    try:
+        eval("t." + op, {"L": L, "t": t})  # noqa: S307
+    except (RuntimeError, ValueError) as e:
+        return type(e).__name__, str(e)[:60]
+    return g.tolist()
+
+
+@pytest.mark.parametrize("how", ["unbind", "select", "mT"])
+@pytest.mark.parametrize("op", OPS)
+def test_in_place_on_a_view_of_a_spread_gradient_matches_torch(op, how):
+    assert _on_spread(minitorch, op, how) == _on_spread(torch, op, how)
