@@ -15,15 +15,20 @@ OPS = [
 ]
 
 
+def _apply(L, op, t, shown):
+    """t.<op> under no_grad (L: the library), then `shown` as a list, or the error."""
+    try:
+        with L.no_grad():
+            eval("t." + op, {"L": L, "t": t})  # noqa: S307 - the ops above, for both libraries
+    except (RuntimeError, ValueError) as e:
+        return type(e).__name__, str(e)[:60]
+    return shown.tolist()
+
+
 def _on_gradient(L, op, view):
     s = L.tensor(1.7, dtype=L.float64, requires_grad=True)
     (g,) = L.autograd.grad(s.sum() * 2, [s])
-    t = g[None] if view else g.reshape(1)
-    try:
-        eval("t." + op, {"L": L, "t": t})  # noqa: S307 - the ops above, for both libraries
-    except (RuntimeError, ValueError) as e:
-        return type(e).__name__, str(e)[:60]
-    return g.tolist()
+    return _apply(L, op, g[None] if view else g.reshape(1), g)
 
 
 @pytest.mark.parametrize("view", [False, True])
@@ -35,13 +40,7 @@ def test_in_place_on_a_gradient_matches_torch(op, view):
 def _on_expand(L, op, how):
     c = L.tensor([[1.0, 2.0, -3.0], [0.5, -0.5, 1.5]], dtype=L.float64)
     t = {"expand_as": c.expand_as(c), "expand": c.expand(2, 3), "repeat": c[:1].expand(2, 3)}[how]
-    try:
-        with L.no_grad():
-            op = op.replace("L.ones(1)", "L.ones(1, 3, dtype=L.float64)")
-            eval("t." + op, {"L": L, "t": t})  # noqa: S307
-    except (RuntimeError, ValueError) as e:
-        return type(e).__name__, str(e)[:60]
-    return c.tolist()
+    return _apply(L, op.replace("L.ones(1)", "L.ones(1, 3, dtype=L.float64)"), t, c)
 
 
 @pytest.mark.parametrize("how", ["expand_as", "expand", "repeat"])
@@ -54,11 +53,7 @@ def _on_spread(L, op, how):
     d = L.ones(2, 3, dtype=L.float64, requires_grad=True)
     (g,) = L.autograd.grad(d.sum(), [d])
     t = {"unbind": g.unbind(0)[0][1], "select": g[1, 2], "mT": g.mT[0, 0]}[how]
-    try:
-        eval("t." + op, {"L": L, "t": t})  # noqa: S307
-    except (RuntimeError, ValueError) as e:
-        return type(e).__name__, str(e)[:60]
-    return g.tolist()
+    return _apply(L, op, t, g)
 
 
 @pytest.mark.parametrize("how", ["unbind", "select", "mT"])
