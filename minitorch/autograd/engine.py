@@ -1348,8 +1348,10 @@ def _put(buffers, node, nr, g, add):
 # its gradients through _put (`_takes_arrays` off), which refits them; the sender is named by
 # its caller, which catches _Misfit. Gradients of the ops recorded before the change already
 # have the shape. A view's grad_fn is made again from its base after such a change (see
-# set_shape_), and a leaf's accumulator takes what comes, so neither is marked.
-# tests/test_s61_reshaped.py.
+# set_shape_), so it is not marked. A leaf's accumulator is marked where a graph holds it (its
+# leaf's .grad is then the refitted gradient copied into the leaf's new shape, as torch's
+# AccumulateGrad copies into the variable's layout: _store_grad); one no graph holds is dropped
+# for a new one, as torch's expires (reshaped_in_place). tests/test_s61_reshaped.py.
 
 
 class _Misfit(Exception):
