@@ -580,9 +580,12 @@ class Tensor(TensorMethods):
         """Keeps .grad for this non-leaf tensor after backward. Mirrors torch.Tensor.retain_grad."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        fn = self._grad_fn if self._base is None else self.grad_fn  # (a view's, made current)
-        if fn is None or self._retains_grad:
+        # torch's leaf test reads the tensor's node as it is; a view written in place has one
+        # (torch makes it then; here on next use: `_rebased`), a view whose base was written
+        # through another view does not yet
+        if (self._grad_fn is None and not self.__dict__.get("_rebased")) or self._retains_grad:
             return
+        fn = self.grad_fn
         if fn._retains is None:
             fn._retains = {}
             fn._hooked = True
