@@ -90,6 +90,9 @@ def test_a_root_gradient_is_summed_back_or_refused():
         RuntimeError, match=r"^invalid gradient at index 0 - got \[3, 2\] but expected shape"
     ):
         y.backward(torch.ones(3, 2, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match=r"^invalid gradient at index 1 - got \[3, 2\]"):
+        grads = [torch.ones(2, 3, dtype=torch.float64), torch.ones(3, 2, dtype=torch.float64)]
+        torch.autograd.backward([x * 2, y], grads)  # (the root's place among the roots)
 
 
 def test_create_graph_sums_back_differentiably():

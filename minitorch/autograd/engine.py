@@ -515,7 +515,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     buffers = {}
     root_nodes = []
     leaf_root = False
-    for i, (t, g) in enumerate(zip(roots, root_grads, strict=True)):
+    for t, g in zip(roots, root_grads, strict=True):
         try:
             node, nr = _edge(t)
         except AttributeError:  # autograd.grad's outputs may be GradientEdges (a rare case:
@@ -528,8 +528,8 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 leaf_root = True
         try:
             _put(buffers, node, nr, g, _operator.add)
-        except _Misfit as misfit:  # (torch's root check names no node)
-            raise misfit.named(None, i) from None
+        except _Misfit as misfit:  # (torch's root check names no node, but the root's place)
+            raise misfit.named(None, next(k for k, r in enumerate(roots) if r is t)) from None
     # the common node's path (NOTE [ Data-level backward ])
     data = DATA_BACKWARD and not create_graph and not state.anomaly
     keep = None  # the nodes run, when their freeing waits for the samples' loop
