@@ -16,7 +16,8 @@ from minitorch._backend import backend_of, cpu
 from minitorch._dlpack import to_dlpack
 from minitorch._factories import _require_grad
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, name_node, reshaped_in_place
+from minitorch.autograd.grad_mode import state
 from minitorch.random import _sample, _stream
 
 # fmt: off
@@ -357,7 +358,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 
     fmt = None if memory_format is None else _memory_format.check(memory_format, "resize_")
     shape = _sizes(sizes, "resize_")
-    if self.requires_grad:
+    if self.requires_grad and not state.inference:  # (autograd's check: inference mode skips it)
         raise RuntimeError("cannot resize variables that require grad")
     if fmt is _memory_format.preserve_format:
         raise RuntimeError("Unsupported memory formatPreserve")  # (sic: torch's text)
@@ -368,7 +369,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         return self
     if tuple(self.shape) != shape:
         self._vc[0] += 1
+    old = self._data
     restride_(self, shape)  # (grows the memory where it is too short: see there)
+    if (self._grad_fn or self._grad_acc) is not None:  # (in inference mode: no record)
+        reshaped_in_place(self, old.shape, old.dtype)
     if order is not None:  # the same elements of memory, read in the format's order
         perm = order[1]
         back = sorted(range(len(perm)), key=perm.__getitem__)

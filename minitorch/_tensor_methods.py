@@ -2047,10 +2047,20 @@ class TensorMethods:
             name = "SqueezeBackward4"
         else:
             name = "SqueezeBackward5"
-        return _ops.set_shape_(self, _ops.squeeze(self, dim), name)
+        try:
+            viewed = _ops.squeeze(self, dim)
+        except (IndexError, RuntimeError):
+            _ops.check_shape_change(self)  # (torch's autograd refusals come first)
+            raise
+        return _ops.set_shape_(self, viewed, name)
 
     def unsqueeze_(self, dim):
-        return _ops.set_shape_(self, _ops.unsqueeze(self, dim), "UnsqueezeBackward1")
+        try:
+            viewed = _ops.unsqueeze(self, dim)
+        except (IndexError, RuntimeError):
+            _ops.check_shape_change(self)  # (torch's autograd refusals come first)
+            raise
+        return _ops.set_shape_(self, viewed, "UnsqueezeBackward1")
 
     def permute(self, *dims, **kwargs):
         if kwargs or not dims:
@@ -2070,10 +2080,16 @@ class TensorMethods:
         return _ops.t(self)
 
     def transpose_(self, dim0, dim1):
-        return _ops.set_shape_(self, _ops.transpose(self, dim0, dim1), "TransposeBackward1")
+        try:
+            viewed = _ops.transpose(self, dim0, dim1)
+        except (IndexError, RuntimeError):
+            _ops.check_shape_change(self)  # (torch's autograd refusals come first)
+            raise
+        return _ops.set_shape_(self, viewed, "TransposeBackward1")
 
     def t_(self):
-        if self._data.ndim > 2:  # (t's check, in t_'s words)
+        if self._data.ndim > 2:  # (t's check, in t_'s words, after torch's autograd refusals)
+            _ops.check_shape_change(self)
             raise RuntimeError(
                 f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
             )

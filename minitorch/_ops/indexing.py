@@ -37,6 +37,7 @@ from minitorch._ops.inplace import (
     expanded_write,
     fill_,
     has_overlap,
+    same_order,
     warn_expanded_put,
     writable,
 )
@@ -887,15 +888,20 @@ def setitem(self: Tensor, key, value) -> None:
             raise _dtype_mismatch(self, vt)
     x = self._data
     expand = False  # the value is copied broadcast (torch's check does not judge it)
-    if vt is not None and (vt._base is not None or self._base is not None):
+    itself = False  # the written part is written with itself (see _writes_itself)
+    if vt is not None and (
+        vt._base is not None or self._base is not None or vt._data is x or vt is self
+    ):
         # x[1:] = x[:-1]: see NOTE [ Partial overlap ] (the written part against the value)
         region = x if plan.basic is None else x[plan.basic]
-        expand = plan.adv is None and not _copy_checks_overlap(vt, region)
+        if plan.adv is None:
+            itself = _writes_itself(vt, region, self._device)
+            expand = itself or not _copy_checks_overlap(vt, region)
         if fill_mask:  # masked_fill_ reads its one value first: no overlap to refuse
             vt = vt.clone()
-        elif not expand:
-            check_partial_overlap(self, vt, region)
-    if plan.adv is None and 0 in x.strides:
+        elif not expand:  # (index_put_ refuses the same memory too, as torch's)
+            check_partial_overlap(self, vt, region, same_ok=plan.adv is None)
+    if plan.adv is None and 0 in x.strides and not itself:
         # An expanded self may be written where the indexed part has no repeated elements (torch:
         # x.expand(2, 3)[0] = v writes x), not where it has (e[:, 0] = v)
         region = x if plan.basic is None else x[plan.basic]
@@ -945,6 +951,25 @@ def setitem(self: Tensor, key, value) -> None:
         (vt,),
         expanded_write(target, "index_put_", (vt,), bool(fill_mask)),
     )
+
+
+def _writes_itself(vt: Tensor, region, device) -> bool:
+    """Whether x[basic key] = v writes the part `region` of x's memory with itself: v, taken as
+    torch's copy takes it (broadcast to the part's shape), is the same elements of the same
+    memory in the same order (x[None] = x, r[:] = r[-1] of a (1, 3) r, e[...] = a of an e that
+    expands a). torch's copy then returns at once, before its overlap checks."""
+    d = vt._data
+    if vt._device is not device or d.dtype != region.dtype or not region.size or not d.ndim:
+        return False
+    ptr = device.backend.data_ptr
+    if ptr(d) != ptr(region):
+        return False
+    if d.shape != region.shape:
+        try:
+            d = device.backend.xp.broadcast_to(d, region.shape)
+        except ValueError:
+            return False
+    return same_order(region, d)
 
 
 def _copy_checks_overlap(vt: Tensor, region) -> bool:

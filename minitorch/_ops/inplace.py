@@ -32,13 +32,14 @@ from minitorch._ops._common import (
     zeros_of,
 )
 from minitorch._subclass import as_subclass, dispatch, dispatching, overloaded_types, refuse_own
-from minitorch._tensor import Tensor, _make, _writable_alias
+from minitorch._tensor import Tensor, _in_base_memory, _make, _writable_alias
 from minitorch.autograd.function import (
     Function,
     _base_gained_history,
     _custom_view_error,
     _in_custom_function,
     _raise_broadcast_error,
+    _replay_current,
     _replay_view,
     move_retained_grad,
     name_node,
@@ -56,6 +57,7 @@ from minitorch.autograd.grad_mode import (
 
 __all__ = [
     "apply_inplace",
+    "check_shape_change",
     "add_",
     "sub_",
     "mul_",
@@ -181,6 +183,13 @@ def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = F
         _check_overlap(self)
 
 
+def check_shape_change(self: Tensor) -> None:
+    """torch's refusals of an in-place shape change (of a leaf that requires grad, a view of one,
+    an inference tensor outside inference mode), made before the op reads its arguments: t_() of
+    a 3-d leaf or squeeze_ of a dim out of range names the leaf."""
+    _check_leaf(self, "set_shape_", writes=False)
+
+
 def check_inference_write(t: Tensor):
     """torch's refusal of an in-place change of an inference tensor outside inference mode,
     before the write (NOTE [ Inference tensors ] in minitorch/autograd/grad_mode.py)."""
@@ -259,6 +268,11 @@ def _check_no_grad_view(view: Tensor):
     views = base.__dict__.get("_grad_views")  # (weak references: GradViews)
     if mode or not any(r() is view for r in views or ()):
         raise RuntimeError(no_grad_view_message(mode or True, "is being modified inplace"))
+    if view._view_version != view._vc[0] or not _in_base_memory(view):
+        # the base changed since: a view whose chain no longer reaches its memory (the base was
+        # resized, set_, given new .data) cannot take the write's history, refused before it
+        with no_grad():
+            _replay_current(view)
 
 
 def _check_result(self: Tensor, r: Tensor, op: str, others=()):
@@ -1533,19 +1547,31 @@ def _dense(a) -> bool:
     return True
 
 
+def same_order(a, b) -> bool:
+    """Whether arrays a and b of one shape step through memory alike (the strides of size-1
+    dims aside, which NumPy sets freely and no element reads)."""
+    if a.shape != b.shape:
+        return False
+    return a.strides == b.strides or all(
+        p == q for n, p, q in zip(a.shape, a.strides, b.strides, strict=True) if n != 1
+    )
+
+
 def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = True):
     """torch's RuntimeError when src (an operand of an in-place write into dst, or into the part
     `dst_data` of dst's memory) partly overlaps it. See NOTE [ Partial overlap ]. same_ok=False:
     the kernels that read source while they write (index_add_, index_copy_, put_) refuse the
     same memory too (x.index_add_(0, i, x)), as torch's."""
-    if not isinstance(src, Tensor) or (
-        src._base is None and dst._base is None and (same_ok or src is not dst)
-    ):
+    if not isinstance(src, Tensor):
         return
-    rs = src._base if src._base is not None else src
-    rd = dst._base if dst._base is not None else dst
-    if rs is not rd and rs._data is not rd._data and rs._data.base is None is rd._data.base:
-        return  # two roots that own their memory (a detached alias shares its root's)
+    if src is dst:
+        if same_ok:
+            return
+    else:
+        rs = src._base if src._base is not None else src
+        rd = dst._base if dst._base is not None else dst
+        if rs is not rd and rs._data is not rd._data and rs._data.base is None is rd._data.base:
+            return  # two roots that own their memory (a detached alias shares its root's)
     a = dst._data if dst_data is None else dst_data
     b = src._data
     if not (a.size and b.size and _dense(a) and _dense(b)):
@@ -1554,9 +1580,8 @@ def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = Tr
     a0, b0 = ptr(a), ptr(b)
     a1, b1 = a0 + a.nbytes, b0 + b.nbytes
     if (a0, a1) == (b0, b1):
-        # (one element: NumPy's strides of size-1 dims are arbitrary, torch's compare by rank:
-        # x.copy_(x[0]) of a 1-element x raises)
-        if same_ok and (a.strides == b.strides or (a.size == 1 and a.ndim == b.ndim)):
+        # (one element: torch's strides compare by rank: x.copy_(x[0]) of a 1-element x raises)
+        if same_ok and (same_order(a, b) or (a.size == 1 and a.ndim == b.ndim)):
             return  # the same memory in the same order: an in-place op on itself
     elif not (a0 < b1 and b0 < a1):
         return
@@ -1636,9 +1661,8 @@ def copy_(self, src, non_blocking=False):
     same = src is self or (
         x.size
         and src._device is self._device
-        and x.shape == y.shape
-        and x.strides == y.strides
         and x.dtype == y.dtype
+        and same_order(x, y)
         and self.data_ptr() == src.data_ptr()
     )
     _check_leaf(self, "copy_", overlap_ok=same)

@@ -54,7 +54,7 @@ from minitorch.autograd.function import (
     check_watched,
     saved_uint64,
 )
-from minitorch.autograd.grad_mode import state
+from minitorch.autograd.grad_mode import no_grad, state
 
 __all__ = [
     "index_select", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
@@ -419,12 +419,34 @@ def index_add(
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """In-place index_add. Mirrors torch.Tensor.index_add_."""
     try:
-        check_partial_overlap(input, source, same_ok=False)
+        _source_apart(
+            input,
+            source,
+            "index_add_",
+            index,
+            lambda i: index_add(input.detach(), dim, i, source, alpha=alpha),
+        )
         return apply_inplace(
             input, lambda s: index_add(s, dim, index, source, alpha=alpha), "index_add_", (source,)
         )
     except TypeError:  # index_add's parser error, which names the in-place op
         _check_add_args("index_add_", input, dim, index, source, alpha)
+        raise
+
+
+def _source_apart(input: Tensor, source, op: str, index=None, run=None) -> None:
+    """torch's refusal of a source sharing input's memory (the same memory too: these kernels
+    read the source as they write), which comes after autograd's refusals of the write and,
+    given `run` (the out-of-place op on a detached input, given an index), index_add_'s and
+    put_'s checks of the arguments (not of the index's values: run with zeros in its place)."""
+    try:
+        check_partial_overlap(input, source, same_ok=False)
+    except RuntimeError:
+        _check_leaf(input, op)
+        if run is not None and isinstance(index, Tensor):
+            zeros = index._device.backend.xp.zeros_like(index._data)
+            with no_grad():
+                run(_make(zeros, index._device, False, None))
         raise
 
 
@@ -528,7 +550,7 @@ def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tenso
     """In-place index_copy. Mirrors torch.Tensor.index_copy_."""
     if index.__class__ is not Tensor or source.__class__ is not Tensor or dim.__class__ is not int:
         _check_copy_arguments("index_copy_", input, dim, index, source)  # (before the overlap)
-    check_partial_overlap(input, source, same_ok=False)
+    _source_apart(input, source, "index_copy_")  # (torch checks the arguments after)
 
     def copy(s):  # the in-place form is on no autocast list (torch): no casts under it
         if _autocast.state.any_enabled:
@@ -973,7 +995,9 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
     """In-place put. Mirrors torch.Tensor.put_."""
     if accumulate.__class__ is not bool:
         check_bool("put_", accumulate, "accumulate", 3)
-    check_partial_overlap(input, source, same_ok=False)
+    _source_apart(
+        input, source, "put_", index, lambda i: put(input.detach(), i, source, accumulate)
+    )
     return apply_inplace(input, lambda s: put(s, index, source, accumulate), "put_", (source,))
 
 

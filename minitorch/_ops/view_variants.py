@@ -20,7 +20,7 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops.indexing import watch_indices
-from minitorch._ops.inplace import apply_inplace, set_shape_
+from minitorch._ops.inplace import apply_inplace, check_shape_change, set_shape_
 from minitorch._ops.scatter_gather import (
     ScatterReduce,
     _check_reduce_args,
@@ -354,6 +354,14 @@ def as_strided_(input, size, stride, storage_offset=None):
     """input becomes the as_strided view of its storage, in place. Mirrors
     torch.Tensor.as_strided_ (with as_strided's differences). See NOTE [ Storage kept by
     as_strided_ ]."""
+    try:
+        return _as_strided_(input, size, stride, storage_offset)
+    except (IndexError, RuntimeError):
+        check_shape_change(input)  # (torch's autograd refusals come first)
+        raise
+
+
+def _as_strided_(input, size, stride, storage_offset):
     from minitorch._ops.shape_more import as_strided
 
     if input._base is not None:  # a view addresses its base's memory: nothing to keep

@@ -657,11 +657,31 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             while i < len(callbacks):
                 callbacks[i]()
                 i += 1
+    except ValueError as err:
+        _raise_as_torch(err)
     finally:
         _restore_grad_mode(prev)
         state.graph_task = prev_task
         if keep:
             _release(keep, state.sample_loop)
+
+
+def _raise_as_torch(err: ValueError):
+    """NumPy's broadcasting ValueError from a backward formula (one whose saved tensor changed
+    shape without a record: b.data = a smaller array after b was saved) as torch's RuntimeError,
+    naming the first sizes that differ; other ValueErrors pass unchanged."""
+    import ast
+    import re
+
+    m = re.match(
+        r"operands could not be broadcast together with shapes (\(.*?\)) (\(.*?\))", str(err)
+    )
+    if m is None:
+        raise err
+    from minitorch._ops._common import broadcast_pair
+
+    broadcast_pair(ast.literal_eval(m[1]), ast.literal_eval(m[2]))  # raises torch's error
+    raise err
 
 
 # NOTE [ The data walk ]

@@ -2178,8 +2178,14 @@ def _regenerate_view_grad_fn(view: Tensor):
     if not base._requires_grad:
         # no history to take, but the chain must describe the view from now on (a later
         # in-place op through it replays the chain in CopySlices)
-        with no_grad():
-            _replay_current(view)
+        try:
+            with no_grad():
+                _replay_current(view)
+        except RuntimeError:
+            # it no longer lies in its base's memory (the base was resized, set_, given new
+            # .data): no history either way, as torch's is_leaf/grad_fn answer; the version
+            # stays lagging, so a write through it that records history meets the error then
+            return
         view._view_version = view._vc[0]
         view.__dict__["_view_lags"] = True  # torch's view would still lag (_views_follow_base)
         return
@@ -2292,7 +2298,7 @@ def _replay_current(view: Tensor) -> Tensor:
     from minitorch._tensor import _in_base_memory
 
     if not _in_base_memory(view):  # `.data =` / resize_ gave it memory of its own
-        if fresh is None:
+        if fresh is None or fresh._data.shape != d.shape:
             raise RuntimeError(
                 f"view of shape {list(d.shape)} no longer lies in its base's memory and its base "
                 f"changed shape in place (now {list(base._data.shape)}): it cannot be replayed"
