@@ -593,12 +593,12 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
 
         if not _is_index(storage_offset):  # (torch's parser: no overload takes it)
             raise _set_type_error(given)
+    record = False
     if state.enabled:
         from minitorch._ops.inplace import _check_autograd_rules
 
         _check_autograd_rules(self)  # a leaf requiring grad, or a view of one: torch's errors
-        if self._requires_grad:
-            raise RuntimeError("set_: minitorch does not record set_ on a tensor in the graph")
+        record = self._requires_grad or (isinstance(source, Tensor) and source._requires_grad)
     xp = self._device.backend.xp
     root = None  # the tensor over the whole memory, when self starts inside it
     if source is None:
@@ -666,11 +666,40 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
     if root is not None:
         self._storage_root = root
     self._vc[0] += 1
-    if (self._grad_fn or self._grad_acc) is not None:  # NOTE [ Outputs reshaped in place ]
+    if record:  # torch records set_ with a node that refuses to run (see _SetBackward)
+        from minitorch._ops.inplace import _take_history
+
+        _take_history(self, _set_node().apply(*((self, source) if source is not None else (self,))))
+    elif (self._grad_fn or self._grad_acc) is not None:  # NOTE [ Outputs reshaped in place ]
         from minitorch.autograd.function import reshaped_in_place
 
         reshaped_in_place(self, old.shape, old.dtype)
     return self
+
+
+_SET_NODE = []
+
+
+def _set_node():
+    """The Function torch records set_ with, in grad mode, where self or a source tensor requires
+    grad: self becomes a non-leaf whose node (torch's class name: NotImplemented) takes self's old
+    history and the source's, and refuses a backward through it, as torch's."""
+    if not _SET_NODE:
+        from minitorch.autograd.function import Function
+
+        class SetBackward(Function):
+            _node_name = "NotImplemented"
+
+            @staticmethod
+            def forward(ctx, *args):
+                return args[0]._data  # (self, already set: the node's output is self)
+
+            @staticmethod
+            def backward(ctx, grad):
+                raise RuntimeError("derivative for set_ is not implemented")
+
+        _SET_NODE.append(SetBackward)
+    return _SET_NODE[0]
 
 
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:

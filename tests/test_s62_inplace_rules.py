@@ -192,3 +192,22 @@ def test_other_value_errors_of_a_backward_pass_unchanged():
 
     with pytest.raises(ValueError, match="mine"):
         Bad.apply(torch.ones(2, requires_grad=True)).sum().backward()
+
+
+def test_set_in_grad_mode_is_recorded_by_a_node_that_refuses_backward():
+    a = torch.tensor([[0.5, -1.25, 2.0]], dtype=torch.float64, requires_grad=True)
+    t = a * 2
+    t.set_()
+    assert t.shape == (0,) and t.requires_grad and not t.is_leaf
+    assert type(t.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for set_ is not implemented"):
+        t.sum().backward()
+    c = torch.zeros(1, 3, dtype=torch.float64)
+    c.set_(a)  # a source that requires grad: c takes history too
+    assert c.requires_grad and not c.is_leaf
+    assert [n is None for n, _ in c.grad_fn.next_functions] == [True, False]
+    with pytest.raises(RuntimeError, match="derivative for set_ is not implemented"):
+        (c * 2).sum().backward()
+    assert not torch.zeros(1, 3, dtype=torch.float64).set_(a.detach()).requires_grad
+    with pytest.raises(RuntimeError, match=LEAF):
+        a.set_(torch.zeros(2, dtype=torch.float64))

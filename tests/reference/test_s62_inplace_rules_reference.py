@@ -294,3 +294,65 @@ def test_a_source_overlapping_input_is_refused_in_torchs_order(case, leaf):
         return b
 
     assert _outcome(minitorch, program) == _outcome(torch, program)
+
+
+def _set_program(lib, case):
+    a = _leaf(lib, 2, 3)
+    if case == "nonleaf_empty":
+        x = a * 2
+        x.set_()
+    elif case == "nonleaf_tensor":
+        x = a * 2
+        x.set_(lib.zeros(4, dtype=lib.float64))
+    elif case == "plain_from_requiring":
+        x = lib.zeros(2, 3, dtype=lib.float64)
+        x.set_(a)
+    elif case == "plain_from_detached":
+        x = lib.zeros(2, 3, dtype=lib.float64)
+        x.set_(a.detach())
+    elif case == "no_grad_made":
+        with lib.no_grad():
+            x = a * 2
+        x.set_(a)
+    elif case == "storage":
+        x = a * 1
+        x.set_(x.untyped_storage(), 0, (2,))
+    elif case == "retained":
+        x = a * 1
+        x.retain_grad()
+        x.set_(lib.zeros(4, dtype=lib.float64))
+        return x.retains_grad, type(x.grad_fn).__name__
+    elif case == "leaf":
+        a.set_(lib.zeros(2, dtype=lib.float64))
+        x = a
+    elif case == "leaf_no_grad":
+        with lib.no_grad():
+            a.set_(lib.zeros(2, dtype=lib.float64))
+        x = a
+    else:
+        raise AssertionError(case)
+    out = [x.detach(), x.requires_grad, x.is_leaf, x._version]
+    out.append(None if x.grad_fn is None else type(x.grad_fn).__name__)
+    if x.requires_grad:
+        out.append(_outcome(lib, lambda lib: (x * 2).sum().backward()))
+    return out
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "nonleaf_empty",
+        "nonleaf_tensor",
+        "plain_from_requiring",
+        "plain_from_detached",
+        "no_grad_made",
+        "storage",
+        "retained",
+        "leaf",
+        "leaf_no_grad",
+    ],
+)
+def test_set_in_grad_mode_matches_torch(case):
+    assert _outcome(minitorch, lambda lib: _set_program(lib, case)) == _outcome(
+        torch, lambda lib: _set_program(lib, case)
+    )
