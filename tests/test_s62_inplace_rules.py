@@ -211,3 +211,17 @@ def test_set_in_grad_mode_is_recorded_by_a_node_that_refuses_backward():
     assert not torch.zeros(1, 3, dtype=torch.float64).set_(a.detach()).requires_grad
     with pytest.raises(RuntimeError, match=LEAF):
         a.set_(torch.zeros(2, dtype=torch.float64))
+
+
+def test_setitem_with_index_tensors_refuses_a_leaf_before_checking_the_indices():
+    a = torch.zeros(2, 3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=LEAF):
+        a[torch.tensor([5])] = 1.0  # out of bounds, but the leaf is refused first
+    with pytest.raises(RuntimeError, match=LEAF):
+        a[torch.tensor([0])] = torch.ones(2, 3, dtype=torch.float64)  # (a shape mismatch too)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        a[0, torch.tensor([7])] = 1.0  # index_put_ of the view a[0]
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0"):
+        a[5, torch.tensor([0])] = 1.0  # the int's select comes first
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        a[9] = 1.0  # no index tensor: no index_put_

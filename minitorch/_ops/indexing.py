@@ -880,9 +880,14 @@ def setitem(self: Tensor, key, value) -> None:
             warnings.simplefilter("ignore")
             parse_key(self, key)
         raise RuntimeError(_BYTE_MASK_FILL)
-    plan = parse_key(self, key)
+    try:
+        plan = parse_key(self, key)
+        if vt is not None:
+            vt = _fit_value(vt, plan, "setitem")  # (torch checks the shape before the dtype)
+    except (IndexError, RuntimeError):
+        _refusals_before_index_put(self, key, vt)
+        raise
     if vt is not None:
-        vt = _fit_value(vt, plan, "setitem")  # (torch checks the shape before the dtype)
         if plan.adv is not None and vt.dtype is not self.dtype and not fill_mask:
             # torch's index_put_ casts nothing (a basic index copies, casting, as copy_)
             raise _dtype_mismatch(self, vt)
@@ -951,6 +956,34 @@ def setitem(self: Tensor, key, value) -> None:
         (vt,),
         expanded_write(target, "index_put_", (vt,), bool(fill_mask)),
     )
+
+
+def _refusals_before_index_put(self: Tensor, key, vt) -> None:
+    """For a setitem whose key or value failed to fit: torch takes the key's ints, slices, None
+    and Ellipsis as views first (their errors come first), then runs index_put_ for its index
+    tensors, whose autograd refusals (a leaf that requires grad, ...) come before index_put_'s
+    own checks of the indices and the value's shape. Raises such a refusal; an error path."""
+    items = key if key.__class__ is tuple else (key,)
+    basic = []
+    found = False
+    for k in items:
+        if isinstance(k, Tensor) and (k._data.ndim or k.dtype is _dtype.bool):
+            found = True
+            basic.extend([slice(None)] * (k._data.ndim if k.dtype is _dtype.bool else 1))
+        elif k.__class__ is bool or k.__class__ is list or hasattr(k, "__array__"):
+            found = True
+            basic.append(None if k.__class__ is bool else slice(None))
+        else:
+            basic.append(k)
+    if not found:
+        return
+    try:
+        plan = parse_key(self, tuple(basic))
+    except (IndexError, RuntimeError, TypeError):
+        return  # the views' own error comes first: the one raised
+    target = self if plan.identity else getitem(self, tuple(basic))  # (what index_put_ writes)
+    autograd_refusals(target, (vt,) if vt is not None else ())  # (an inference tensor's
+    # refusal comes after index_put_'s checks, as it was)
 
 
 def _writes_itself(vt: Tensor, region, device) -> bool:

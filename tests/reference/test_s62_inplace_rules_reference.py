@@ -356,3 +356,47 @@ def test_set_in_grad_mode_matches_torch(case):
     assert _outcome(minitorch, lambda lib: _set_program(lib, case)) == _outcome(
         torch, lambda lib: _set_program(lib, case)
     )
+
+
+SETITEM_ORDER = [
+    "r[L.tensor([1, 0])] = 2.0",
+    "a[L.tensor([0])] = L.ones(2, 3, dtype=L.float64)",
+    "a[5, L.tensor([0])] = 1.0",
+    "a[0, L.tensor([7])] = 1.0",
+    "a[L.tensor([0]), 9] = 1.0",
+    "a[a > 0] = L.ones(7, dtype=L.float64)",
+    "a[L.tensor([[True, False, True]])] = 1.0",
+    "a[[0, 5]] = 1.0",
+    "a[:, [0, 5]] = 1.0",
+    "a[9] = 1.0",
+    "a[0:1] = L.ones(2, 3, dtype=L.float64)",
+    "a[..., L.tensor([0, 1])] = L.ones(3, dtype=L.float64)",
+    "a[None, L.tensor([0, 3])] = 1.0",
+    "a[L.tensor([0])] = L.ones(1, 3, dtype=L.float64)",
+    "v[L.tensor([3])] = 1.0",
+    "ng[L.tensor([3])] = 1.0",
+    "inf[L.tensor([3])] = 1.0",
+    "inf[L.tensor([0])] = L.ones(2)",
+    "plain[L.tensor([3])] = a[0]",
+    "plain[L.tensor([0])] = L.ones(2, 3, requires_grad=True)",
+]
+
+
+@pytest.mark.parametrize("code", SETITEM_ORDER)
+def test_setitem_checks_come_in_torchs_order(code):
+    def program(lib):
+        env = {
+            "L": lib,
+            "r": _leaf(lib, 1, 3),
+            "a": _leaf(lib, 2, 3),
+            "plain": lib.zeros(2, 3, dtype=lib.float64),
+        }
+        env["v"] = env["a"][0]
+        with lib.no_grad():
+            env["ng"] = env["a"][0]
+        with lib.inference_mode():
+            env["inf"] = lib.zeros(3)
+        exec(code, env)
+        return env["a"]
+
+    assert _outcome(minitorch, program) == _outcome(torch, program)
