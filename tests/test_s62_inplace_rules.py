@@ -225,3 +225,16 @@ def test_setitem_with_index_tensors_refuses_a_leaf_before_checking_the_indices()
         a[5, torch.tensor([0])] = 1.0  # the int's select comes first
     with pytest.raises(IndexError, match="index 9 is out of bounds"):
         a[9] = 1.0  # no index tensor: no index_put_
+
+
+def test_the_gradient_of_squeeze_and_unsqueeze_under_create_graph():
+    b = torch.tensor([0.3, -1.1, 0.7], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(b.squeeze().exp().sum(), b, create_graph=True)
+    assert type(g.grad_fn).__name__ == "MulBackward0"  # nothing squeezed: passed through
+    (g,) = torch.autograd.grad(b.unsqueeze(0).exp().sum(), b, create_graph=True)
+    assert type(g.grad_fn).__name__ == "SqueezeBackward1"
+    x = (b.reshape(1, 3, 1, 1) * 1).squeeze((0, 2))
+    (g,) = torch.autograd.grad((x * x).sum(), b, create_graph=True)
+    assert g.tolist() == pytest.approx([0.6, -2.2, 1.4])
+    (h,) = torch.autograd.grad(g.sum(), b)
+    assert h.tolist() == [2.0, 2.0, 2.0]

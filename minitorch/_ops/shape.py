@@ -572,7 +572,23 @@ class Squeeze(Function):
         strides = [st for i, st in enumerate(a.stride()) if i not in dims]
         return at_strides(ctx.xp, x, 0, out.shape, strides)
 
-    backward = _backward_data = staticmethod(_reshape_back)
+    _backward_data = staticmethod(_reshape_back)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # torch's unsqueeze_to: one unsqueeze per squeezed dim (UnsqueezeBackward0 under
+        # create_graph), the gradient itself where nothing was squeezed
+        shape = ctx.in_shape
+        have = grad._data.shape
+        if have == shape:
+            return grad
+        j = 0
+        for i, n in enumerate(shape):
+            if j < len(have) and have[j] == n:
+                j += 1
+            else:  # (a size-1 dim squeezed; of two equal runs of 1s the same tensor either way)
+                grad = unsqueeze(grad, i)
+        return grad
 
 
 def _squeezed_shape(shape: tuple, dims: tuple) -> tuple:
@@ -697,7 +713,11 @@ class Unsqueeze(Function):
         ctx.dim = dim
         return _unsqueezed(ctx.xp, a, dim)
 
-    backward = _backward_data = staticmethod(_reshape_back)
+    _backward_data = staticmethod(_reshape_back)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return squeeze(grad, ctx.dim)  # (torch's SqueezeBackward1 under create_graph)
 
 
 def _unsqueezed(xp, a: Tensor, dim: int):

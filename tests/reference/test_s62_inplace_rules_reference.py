@@ -400,3 +400,31 @@ def test_setitem_checks_come_in_torchs_order(code):
         return env["a"]
 
     assert _outcome(minitorch, program) == _outcome(torch, program)
+
+
+SQUEEZED = {
+    "squeeze_none": lambda L, b: b.squeeze().exp().sum(),
+    "squeeze_none_two": lambda L, b: b[None, :, None].squeeze().exp().sum(),
+    "squeeze_dim": lambda L, b: b[None].squeeze(0).exp().sum(),
+    "squeeze_dim_noop": lambda L, b: b.squeeze(0).exp().sum(),
+    "squeeze_dims": lambda L, b: (b[None, :, None] * 1).squeeze((0, 2)).exp().sum(),
+    "squeeze_ones_run": lambda L, b: (b.reshape(1, 1, 3, 1) * 1).squeeze(1).exp().sum(),
+    "unsqueeze": lambda L, b: b.unsqueeze(0).exp().sum(),
+    "unsqueeze_last": lambda L, b: b.unsqueeze(-1).exp().sum(),
+    "vector_matrix": lambda L, b: (b @ L.ones(3, 2, dtype=L.float64)).exp().sum(),
+    "linear": lambda L, b: L.nn.functional.linear(b, L.ones(2, 3, dtype=L.float64)).exp().sum(),
+}
+
+
+@pytest.mark.parametrize("case", list(SQUEEZED))
+def test_gradients_through_squeeze_under_create_graph_match_torch(case):
+    def program(lib):
+        b = lib.tensor([0.3, -1.1, 0.7], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(SQUEEZED[case](lib, b), b, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), b)
+        return type(g.grad_fn).__name__, g, h
+
+    got, want = _outcome(minitorch, program), _outcome(torch, program)
+    assert got[0] == want[0]
+    assert got[1][:2] == want[1][:2] and got[2][:2] == want[2][:2]
+    assert got[1][2] == pytest.approx(want[1][2]) and got[2][2] == pytest.approx(want[2][2])
