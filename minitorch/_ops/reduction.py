@@ -44,6 +44,7 @@ from minitorch.autograd.function import (
     plain_result,
     record_unary,
     saved_uint64,
+    scalar_node,
     watch_index,
 )
 from minitorch.autograd.grad_mode import state as _grad_state
@@ -662,7 +663,8 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return expand_back(grad, ctx) / ctx.n
+        # (torch divides by the count as a Scalar: DivBackward1 under create_graph)
+        return scalar_node(expand_back(grad, ctx) / ctx.n)
 
     @staticmethod
     def _backward_data(ctx, grad):

@@ -160,7 +160,8 @@ class Diagonal(Function):
     @staticmethod
     def backward(ctx, grad):
         shape, offset, dim1, dim2 = ctx.args
-        return DiagEmbed.apply(grad, shape=shape, offset=offset, dim1=dim1, dim2=dim2)
+        out = DiagEmbed.apply(grad, shape=shape, offset=offset, dim1=dim1, dim2=dim2)
+        return name_node(out, "DiagonalBackwardBackward0")  # torch's diagonal_backward node
 
 
 class DiagonalCopy(Diagonal):

@@ -413,6 +413,10 @@ SQUEEZED = {
     "unsqueeze_last": lambda L, b: b.unsqueeze(-1).exp().sum(),
     "vector_matrix": lambda L, b: (b @ L.ones(3, 2, dtype=L.float64)).exp().sum(),
     "linear": lambda L, b: L.nn.functional.linear(b, L.ones(2, 3, dtype=L.float64)).exp().sum(),
+    "mean": lambda L, b: b.mean().exp(),
+    "mean_dim": lambda L, b: (b * b[:, None]).mean(1).exp().sum(),
+    "diagonal": lambda L, b: (b * b[:, None]).diagonal().pow(3).sum(),
+    "diagonal_offset": lambda L, b: (b * b[:, None]).diagonal(1).exp().sum(),
 }
 
 
