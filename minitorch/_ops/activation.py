@@ -878,7 +878,8 @@ class Elu(Function):
         # a < 0 (not clamp, whose gradient passes at 0) gives torch's zero second derivative at 0.
         neg_a = where(a < 0, a, 0.0)
         neg = grad * exp(neg_a * input_scale) * (scale * alpha * input_scale)
-        return _narrow(dt, where(a <= 0, neg, grad * scale))
+        r = name_node(where(a <= 0, neg, grad * scale), "EluBackwardBackward0")  # (torch's)
+        return _narrow(dt, r)
 
     @staticmethod
     def _backward_from_result(ctx, grad, neg_scale=None):
@@ -896,7 +897,7 @@ class Elu(Function):
         out = out.float() if half else out
         neg = g * (input_scale if neg_scale is None else neg_scale) * (out + alpha * scale)
         # a's sign, not out's: the same but for NaN, which takes the linear branch either way
-        r = where(a <= 0, neg, g * scale)
+        r = name_node(where(a <= 0, neg, g * scale), "EluBackwardBackward0")  # (torch's)
         return r.to(grad.dtype) if half else r
 
     @staticmethod
@@ -1447,7 +1448,8 @@ class Softplus(Function):
         z = a * beta
         # sigmoid(z) has no gradient where z >= threshold (its value is kept at z == threshold)
         z_in = where(z < threshold, z, z.detach())
-        return _narrow(dt, where(z > threshold, grad, grad * sigmoid(z_in)))
+        r = where(z > threshold, grad, grad * sigmoid(z_in))
+        return _narrow(dt, name_node(r, "SoftplusBackwardBackward0"))  # (torch's node)
 
     @staticmethod
     def _backward_data(ctx, grad):
