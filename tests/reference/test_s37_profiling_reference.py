@@ -371,6 +371,12 @@ def p_chrome_trace(lib, rec):
     rec("fields", str(sorted({"ts", "dur", "pid", "tid", "name"} - set(user[0]))))
 
 
+def _mask_units(text):
+    """_mask's text with the time unit a table or repr picks by the times' size (us or ms: a
+    loaded machine pushes torch's times past 1 ms) read as "t"."""
+    return re.sub(r" N(us|ms|s)\b", " Nt", _mask(text))
+
+
 def p_table_structure(lib, rec):
     P = lib.profiler
     with P.profile() as prof:
@@ -381,15 +387,18 @@ def p_table_structure(lib, rec):
         with P.record_function("once"):
             pass
     ka = prof.key_averages()
-    rec("count", _mask(ka.table(sort_by="count", row_limit=2)))
-    rec("header", _mask(ka.table(sort_by="count", header="HEADER", top_level_events_only=True)))
+    rec("count", _mask_units(ka.table(sort_by="count", row_limit=2)))
+    rec(
+        "header",
+        _mask_units(ka.table(sort_by="count", header="HEADER", top_level_events_only=True)),
+    )
     for unit in ("s", "ms", "us"):
         rec(f"unit.{unit}", _mask(ka.table(sort_by="count", row_limit=1, time_unit=unit)))
     rec("str", _mask(str(ka)).count("\n"))
     rec("sort.self_cpu", len(ka.table(sort_by="self_cpu_time_total").splitlines()))
-    rec("total", _mask(repr(prof.key_averages().total_average())))
-    rec("avg.repr", _mask(repr([e for e in ka if e.key == "outer"][0])))
-    rec("event.repr", _mask(repr([e for e in prof.events() if e.name == "inner"][0])))
+    rec("total", _mask_units(repr(prof.key_averages().total_average())))
+    rec("avg.repr", _mask_units(repr([e for e in ka if e.key == "outer"][0])))
+    rec("event.repr", _mask_units(repr([e for e in prof.events() if e.name == "inner"][0])))
 
 
 def p_event_attributes(lib, rec):
