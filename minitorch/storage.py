@@ -666,10 +666,11 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
     if root is not None:
         self._storage_root = root
     self._vc[0] += 1
-    if record:  # torch records set_ with a node that refuses to run (see _SetBackward)
+    if record:  # torch records set_ with a node that refuses to run (see _set_node)
         from minitorch._ops.inplace import _take_history
 
-        _take_history(self, _set_node().apply(*((self, source) if source is not None else (self,))))
+        operands = (self, source) if isinstance(source, Tensor) else (self,)
+        _take_history(self, _set_node().apply(*operands))
     elif (self._grad_fn or self._grad_acc) is not None:  # NOTE [ Outputs reshaped in place ]
         from minitorch.autograd.function import reshaped_in_place
 

@@ -680,7 +680,10 @@ def _raise_as_torch(err: ValueError):
         raise err
     from minitorch._ops._common import broadcast_pair
 
-    broadcast_pair(ast.literal_eval(m[1]), ast.literal_eval(m[2]))  # raises torch's error
+    try:
+        broadcast_pair(ast.literal_eval(m[1]), ast.literal_eval(m[2]))
+    except RuntimeError as torch_error:  # (torch's, raised alone: NumPy's is not its cause)
+        raise torch_error from None
     raise err
 
 
