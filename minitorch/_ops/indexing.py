@@ -969,7 +969,10 @@ def _refusals_before_index_put(self: Tensor, key, vt) -> None:
     for k in items:
         if isinstance(k, Tensor) and (k._data.ndim or k.dtype is _dtype.bool):
             found = True
-            basic.extend([slice(None)] * (k._data.ndim if k.dtype is _dtype.bool else 1))
+            if k.dtype is not _dtype.bool:
+                basic.append(slice(None))
+            else:  # (a mask spans its dims; a 0-d one adds a dim, as True does)
+                basic.extend([slice(None)] * k._data.ndim if k._data.ndim else [None])
         elif k.__class__ is bool or k.__class__ is list or hasattr(k, "__array__"):
             found = True
             basic.append(None if k.__class__ is bool else slice(None))
@@ -984,6 +987,7 @@ def _refusals_before_index_put(self: Tensor, key, vt) -> None:
     target = self if plan.identity else getitem(self, tuple(basic))  # (what index_put_ writes)
     autograd_refusals(target, (vt,) if vt is not None else ())  # (an inference tensor's
     # refusal comes after index_put_'s checks, as it was)
+    check_partial_overlap(target, vt, same_ok=False)  # index_put_'s first check of its own
 
 
 def _writes_itself(vt: Tensor, region, device) -> bool:

@@ -379,6 +379,12 @@ SETITEM_ORDER = [
     "inf[L.tensor([0])] = L.ones(2)",
     "plain[L.tensor([3])] = a[0]",
     "plain[L.tensor([0])] = L.ones(2, 3, requires_grad=True)",
+    "plain[L.tensor([0])] = plain",
+    "plain[L.tensor([0, 9])] = plain[0]",
+    "plain[0, L.tensor([0, 1])] = plain[1]",
+    "plain[L.tensor(True)] = plain",
+    "s[s > 0] = a[0][a[0] > 0]",
+    "s[L.tensor(True)] = a[0]",
 ]
 
 
@@ -390,6 +396,7 @@ def test_setitem_checks_come_in_torchs_order(code):
             "r": _leaf(lib, 1, 3),
             "a": _leaf(lib, 2, 3),
             "plain": lib.zeros(2, 3, dtype=lib.float64),
+            "s": lib.tensor(1.7, dtype=lib.float64, requires_grad=True),
         }
         env["v"] = env["a"][0]
         with lib.no_grad():
