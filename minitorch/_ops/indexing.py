@@ -973,7 +973,9 @@ def _refusals_before_index_put(self: Tensor, key, vt) -> None:
                 basic.append(slice(None))
             else:  # (a mask spans its dims; a 0-d one adds a dim, as True does)
                 basic.extend([slice(None)] * k._data.ndim if k._data.ndim else [None])
-        elif k.__class__ is bool or k.__class__ is list or hasattr(k, "__array__"):
+        elif k.__class__ is bool or k.__class__ is list or (
+            hasattr(k, "__array__") and getattr(k, "ndim", 0)  # (a NumPy int: an int)
+        ):
             found = True
             basic.append(None if k.__class__ is bool else slice(None))
         else:

@@ -2,6 +2,7 @@
 given other memory, resize_ in inference mode, a setitem writing the written part with itself,
 overlap refusals, and autograd's refusals ahead of an op's own checks."""
 
+import numpy as np
 import pytest
 
 import minitorch
@@ -385,6 +386,9 @@ SETITEM_ORDER = [
     "plain[L.tensor(True)] = plain",
     "s[s > 0] = a[0][a[0] > 0]",
     "s[L.tensor(True)] = a[0]",
+    "a[np.int64(9), L.tensor([0])] = 1.0",
+    "a[np.int64(1), L.tensor([7])] = 1.0",
+    "a[np.array([0, 5])] = 1.0",
 ]
 
 
@@ -393,6 +397,7 @@ def test_setitem_checks_come_in_torchs_order(code):
     def program(lib):
         env = {
             "L": lib,
+            "np": np,
             "r": _leaf(lib, 1, 3),
             "a": _leaf(lib, 2, 3),
             "plain": lib.zeros(2, 3, dtype=lib.float64),
