@@ -598,6 +598,17 @@ def _check_one_operand(op, name, args, kwargs) -> None:
         raise missing_positional(op, name)
 
 
+def _shape_change(self, make, name: str):
+    """set_shape_ of self to the view make() builds (squeeze_, unsqueeze_, transpose_); where
+    make's own checks fail, torch's autograd refusals of the change come first."""
+    try:
+        viewed = make()
+    except (IndexError, RuntimeError):
+        _ops.check_shape_change(self)
+        raise
+    return _ops.set_shape_(self, viewed, name)
+
+
 class TensorMethods:
     """Mixed into Tensor; holds no state."""
 
@@ -2047,20 +2058,10 @@ class TensorMethods:
             name = "SqueezeBackward4"
         else:
             name = "SqueezeBackward5"
-        try:
-            viewed = _ops.squeeze(self, dim)
-        except (IndexError, RuntimeError):
-            _ops.check_shape_change(self)  # (torch's autograd refusals come first)
-            raise
-        return _ops.set_shape_(self, viewed, name)
+        return _shape_change(self, lambda: _ops.squeeze(self, dim), name)
 
     def unsqueeze_(self, dim):
-        try:
-            viewed = _ops.unsqueeze(self, dim)
-        except (IndexError, RuntimeError):
-            _ops.check_shape_change(self)  # (torch's autograd refusals come first)
-            raise
-        return _ops.set_shape_(self, viewed, "UnsqueezeBackward1")
+        return _shape_change(self, lambda: _ops.unsqueeze(self, dim), "UnsqueezeBackward1")
 
     def permute(self, *dims, **kwargs):
         if kwargs or not dims:
@@ -2080,12 +2081,9 @@ class TensorMethods:
         return _ops.t(self)
 
     def transpose_(self, dim0, dim1):
-        try:
-            viewed = _ops.transpose(self, dim0, dim1)
-        except (IndexError, RuntimeError):
-            _ops.check_shape_change(self)  # (torch's autograd refusals come first)
-            raise
-        return _ops.set_shape_(self, viewed, "TransposeBackward1")
+        return _shape_change(
+            self, lambda: _ops.transpose(self, dim0, dim1), "TransposeBackward1"
+        )
 
     def t_(self):
         if self._data.ndim > 2:  # (t's check, in t_'s words, after torch's autograd refusals)
